@@ -1,0 +1,235 @@
+"""The only module that touches Warp's private code-generation API.
+
+Everything Warp-internal the project relies on (``ModuleBuilder``, module
+options, the user-module registry, ``Module._compile`` through
+``compile_aot_module``) is reached from here, so a Warp upgrade touches this
+file alone. Kernels are built from source strings in-process: the source is
+registered with ``linecache`` (which is what ``inspect.getsource`` reads, so
+``@wp.kernel``/``@wp.func`` work unchanged) and executed into a namespace
+whose ``__name__`` is a private Warp module.
+"""
+
+from __future__ import annotations
+
+import linecache
+import re
+import shutil
+import sys
+import tempfile
+import types
+from dataclasses import dataclass
+from pathlib import Path
+
+import warp as wp
+from warp._src import context as _ctx
+
+# strip_hash makes emitted names predictable (NAME_cuda_kernel_forward);
+# a generic CPU target makes CPU results identical across host CPUs.
+MODULE_OPTIONS = {"strip_hash": True, "cpu_compiler_flags": "", "enable_backward": True}
+CUDA_ARCH = 90
+
+
+class WarpRejected(ValueError):
+    """Warp refused a generated program: always a generator bug, named by its coordinates."""
+
+    def __init__(self, label: str, kernel: str, message: str):
+        super().__init__(f"Warp rejected kernel {kernel!r} ({label}): {message}")
+        self.label, self.kernel = label, kernel
+
+
+@dataclass(frozen=True)
+class Emitted:
+    """What Warp's code generator produced for one kernel."""
+
+    cuda_forward_tu: str  # translation unit without adjoints (what cuda-forward compiles)
+    cuda_backward_tu: str  # translation unit with adjoints
+    cpu_tu: str  # CPU translation unit without adjoints
+    cuda_forward: str  # the __global__ forward kernel
+    cuda_backward: str  # the __global__ backward kernel
+    cpu_forward: str  # the CPU forward kernel function
+    cpu_entry: str  # the extern "C" CPU entry point that launches it
+
+
+_initialised_cache: str | None = None
+
+
+def init(cache_dir: str | None = None) -> str:
+    """Initialise Warp once per process, with a private kernel cache when we own the process."""
+    global _initialised_cache
+    if _initialised_cache is None:
+        if _ctx.runtime is None:
+            wp.config.kernel_cache_dir = cache_dir or tempfile.mkdtemp(prefix="warp_cuda_ir_cache_")
+        wp.config.log_level = wp.LOG_WARNING
+        wp.config.verbose_warnings = False
+        wp.init()
+        _initialised_cache = str(wp.config.kernel_cache_dir)
+    return _initialised_cache
+
+
+def toolchain() -> dict[str, str]:
+    init()
+    nvrtc = ""
+    try:
+        v = _ctx.runtime.toolkit_version
+        nvrtc = f"{v[0]}.{v[1]}" if v else ""
+    except Exception:  # noqa: BLE001 - older runtimes lack the attribute; the field is informational
+        nvrtc = ""
+    return {"warp": wp.__version__, "nvrtc": nvrtc}
+
+
+def load_sources(sources: list[tuple[str, str]], module_name: str) -> tuple[_ctx.Module, list[dict]]:
+    """Execute ``(label, source)`` pairs into one Warp module; return it and each namespace."""
+    init()
+    namespaces = []
+    for label, source in sources:
+        filename = f"<warp_cuda_ir {module_name} {label}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        # Struct annotations are resolved through sys.modules[cls.__module__], so the
+        # namespace must be a registered module while its source runs.
+        pymod = types.ModuleType(module_name)
+        sys.modules[module_name] = pymod
+        try:
+            exec(compile(source, filename, "exec"), pymod.__dict__)
+        except Exception as exc:  # noqa: BLE001 - re-raised with the row's coordinates
+            raise WarpRejected(label, _kernel_in(source), f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            linecache.cache.pop(filename, None)
+            sys.modules.pop(module_name, None)
+        namespaces.append(pymod.__dict__)
+    module = _ctx.get_module(module_name)
+    module.options.update(MODULE_OPTIONS)
+    module.mark_modified()
+    return module, namespaces
+
+
+def release(module: _ctx.Module) -> None:
+    """Forget a module so a long build does not accumulate kernels, code or cache files."""
+    try:
+        module.unload()
+    finally:
+        _ctx.user_modules.pop(module.name, None)
+        shutil.rmtree(Path(wp.config.kernel_cache_dir) / module.get_module_identifier(), ignore_errors=True)
+
+
+def _builder(module: _ctx.Module, backward: bool) -> _ctx.ModuleBuilder:
+    options = dict(module.options)
+    options["enable_backward"] = backward
+    return _ctx.ModuleBuilder(module, options, target="cuda")
+
+
+def emit(label: str, source: str, module_name: str) -> Emitted:
+    """Generate both targets for one program, isolated in its own module."""
+    module, _ = load_sources([(label, source)], module_name)
+    kernel = _kernel_in(source)
+    try:
+        fwd = _builder(module, backward=False)
+        bwd = _builder(module, backward=True)
+        cuda_fwd, cuda_bwd, cpu = (_portable(x) for x in (fwd.codegen("cuda"), bwd.codegen("cuda"), fwd.codegen("cpu")))
+    except Exception as exc:  # noqa: BLE001 - Warp raises many types; all mean "generator bug"
+        raise WarpRejected(label, kernel, f"{type(exc).__name__}: {exc}") from exc
+    finally:
+        release(module)
+    return Emitted(
+        cuda_forward_tu=cuda_fwd,
+        cuda_backward_tu=cuda_bwd,
+        cpu_tu=cpu,
+        cuda_forward=function(cuda_fwd, f"{kernel}_cuda_kernel_forward"),
+        cuda_backward=function(cuda_bwd, f"{kernel}_cuda_kernel_backward"),
+        cpu_forward=function(cpu, f"{kernel}_cpu_kernel_forward"),
+        cpu_entry=function(cpu, f"{kernel}_cpu_forward"),
+    )
+
+
+def function(tu: str, symbol: str) -> str:
+    """The full definition of ``symbol`` in a translation unit (from its declaration to its closing brace)."""
+    lines = tu.splitlines()
+    pat = re.compile(rf"\b{re.escape(symbol)}\s*\(")
+    for n, line in enumerate(lines):
+        if pat.search(line) and not line.rstrip().endswith(";") and not line.startswith((" ", "\t")):
+            start = n - 1 if n > 0 and lines[n - 1].startswith("template") else n
+            end = next(k for k in range(n, len(lines)) if lines[k] == "}")
+            return "\n".join(lines[start : end + 1]) + "\n"
+    raise KeyError(f"{symbol} not found in the generated translation unit")
+
+
+_REFERENCE = """import warp as wp
+
+
+@wp.kernel
+def __wcir_reference(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+"""
+_headers: dict[str, str] = {}
+
+
+_WARP_DIR = str(Path(wp.__file__).resolve().parent)
+
+
+def _portable(tu: str) -> str:
+    """Warp stamps helper functions with their absolute source path; keep only the package-relative part."""
+    return tu.replace(_WARP_DIR, "warp")
+
+
+def split_tu(tu: str, target: str) -> tuple[str, str]:
+    """(prologue shared by every module, this module's own code).
+
+    The prologue is the longest common line prefix with a reference module's
+    translation unit, so it tracks whatever Warp's template holds.
+    """
+    if target not in _headers:
+        refs = []
+        for name in ("__wcir_ref_a", "__wcir_ref_b"):
+            module, _ = load_sources([("reference", _REFERENCE.replace("__wcir_reference", name))], name)
+            try:
+                refs.append(_builder(module, backward=True).codegen(target).splitlines(True))
+            finally:
+                release(module)
+        n = _common_prefix(*refs)
+        while n and not refs[0][n - 1].strip():
+            n -= 1
+        _headers[target] = "".join(refs[0][:n])
+    head = _headers[target]
+    if not tu.startswith(head):
+        raise ValueError(f"translation unit does not start with Warp's {target} prologue")
+    return head, tu[len(head) :]
+
+
+def _common_prefix(a: list[str], b: list[str]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def nvrtc_compile(tu: str, workdir: str, name: str) -> str:
+    """Compile CUDA source to sm_90 PTX with Warp's bundled NVRTC (no GPU needed); return the PTX."""
+    from warp._src import build
+
+    init()
+    cu = Path(workdir) / f"{name}.cu"
+    cu.write_text(tu)
+    ptx = cu.with_suffix(".ptx")
+    try:
+        build.build_cuda(str(cu), CUDA_ARCH, str(ptx), pch_dir=None, use_precompiled_headers=False)
+        return ptx.read_text()
+    finally:
+        cu.unlink(missing_ok=True)
+        ptx.unlink(missing_ok=True)
+
+
+def load_cpu(module: _ctx.Module) -> None:
+    """Compile (with adjoints) and load a module for the CPU device."""
+    module.options["enable_backward"] = True
+    module.mark_modified()
+    module.load("cpu")
+
+
+def cuda_available() -> bool:
+    init()
+    return wp.is_cuda_available()
+
+
+def _kernel_in(source: str) -> str:
+    m = re.search(r"@wp\.kernel\s*\ndef\s+(\w+)", source)
+    return m.group(1) if m else "?"
+

@@ -1,0 +1,165 @@
+"""Run a compiled kernel (and its adjoint) on one device with inputs drawn from the row's seed.
+
+The same inputs go to any device, so ``run`` on the CPU and on a CUDA device can
+be compared value by value (``compare``). Input values stay inside the ranges
+the generator assumed, which is what keeps every operation defined.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+import warp as wp
+
+from builder import wtypes as T
+from builder.program import Param, Program
+from builder.scope import ArrayArg
+from builder.wtypes import WType
+
+WARP_DTYPES = {"float32": wp.float32, "float64": wp.float64, "int32": wp.int32, "int64": wp.int64,
+               "uint32": wp.uint32}
+# Tolerances for comparing two devices' results, per output component scalar type.
+TOLERANCES = {"float32": (1e-3, 1e-3), "float64": (1e-9, 1e-9), "int32": (0, 0), "int64": (0, 0), "uint32": (0, 0)}
+
+
+@dataclass
+class Run:
+    outputs: dict[str, np.ndarray]
+    grads: dict[str, np.ndarray]
+    inits: dict[str, float]
+
+
+def warp_dtype(t: WType, ns: dict):
+    if t.kind == "scalar":
+        return WARP_DTYPES[t.scalar]
+    if t.kind == "struct":
+        return ns[t.spelling]
+    return getattr(wp, t.spelling.removeprefix("wp."))
+
+
+def _unit_quats(rng: np.random.Generator, shape) -> np.ndarray:
+    q = rng.normal(size=(*shape, 4))
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
+def _values(rng: np.random.Generator, t: WType, iv, shape) -> np.ndarray:
+    if t.is_int:
+        return rng.integers(int(iv[0]), int(iv[1]) + 1, size=shape).astype(np.dtype(t.scalar))
+    if t.kind == "quat":
+        return _unit_quats(rng, shape).astype(np.float32)
+    if t.kind == "transform":
+        p = rng.uniform(iv[0], iv[1], size=(*shape, 3))
+        return np.concatenate([p, _unit_quats(rng, shape)], axis=-1).astype(np.float32)
+    comp = {"vec": (t.n,), "mat": (t.n, t.n)}.get(t.kind, ())
+    return rng.uniform(iv[0], iv[1], size=(*shape, *comp)).astype(np.dtype(t.scalar))
+
+
+def _struct(rng: np.random.Generator, program: Program, t: WType, ns: dict):
+    inst = ns[t.spelling]()
+    for fname, (ft, fiv) in program.structs[t.spelling].items():
+        v = _values(rng, ft, fiv, ())
+        setattr(inst, fname, warp_dtype(ft, ns)(*v) if ft.kind == "vec" else v.item())
+    return inst
+
+
+def _grad_capable(t: WType) -> bool:
+    return t.kind not in ("struct", "bool") and not t.is_int
+
+
+def make_args(program: Program, ns: dict, rng: np.random.Generator, device: str):
+    args, outs, inits, grad_inputs = [], {}, {}, {}
+    shape = program.launch_shape
+    for a in program.args:
+        if isinstance(a, Param):
+            if a.t.kind == "struct":
+                args.append(_struct(rng, program, a.t, ns))
+            else:
+                v = _values(rng, a.t, a.iv, ())
+                args.append(warp_dtype(a.t, ns)(v.item()) if a.t.is_float and a.t != T.F32 else v.item())
+            continue
+        dtype, grad = warp_dtype(a.dtype, ns), _grad_capable(a.dtype)
+        if a.role in ("in", "index"):
+            if a.dtype.kind == "struct":
+                arr = wp.array([_struct(rng, program, a.dtype, ns) for _ in range(int(np.prod(shape)))],
+                               dtype=dtype, device=device).reshape(shape)
+            else:
+                arr = wp.array(_values(rng, a.dtype, a.iv, shape), dtype=dtype, device=device, requires_grad=grad)
+                if grad:
+                    grad_inputs[a.name] = arr
+        elif a.role == "out":
+            arr = wp.zeros(shape, dtype=dtype, device=device, requires_grad=grad)
+            outs[a.name], inits[a.name] = arr, 0.0
+        else:
+            init = (int(a.init) if a.dtype.is_int else a.init) if a.dtype.kind == "scalar" else None
+            arr = wp.full(a.length, dtype(init) if init is not None else dtype(),
+                          dtype=dtype, device=device, requires_grad=grad)
+            outs[a.name], inits[a.name] = arr, a.init
+        args.append(arr)
+    return args, outs, inits, grad_inputs
+
+
+def run(program: Program, kernel, ns: dict, rng: np.random.Generator, device: str, backward: bool) -> Run:
+    """Launch forward (and, if asked, backward with unit output adjoints); return host copies."""
+    args, outs, inits, grad_inputs = make_args(program, ns, rng, device)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(kernel, dim=program.launch_shape, inputs=args, device=device)
+    outputs = {k: v.numpy().copy() for k, v in outs.items()}
+    grads = {}
+    if backward:
+        seeds = {v: wp.ones_like(v) for v in outs.values() if v.requires_grad}
+        if seeds:
+            tape.backward(grads=seeds)
+            grads = {k: v.grad.numpy().copy() for k, v in grad_inputs.items()}
+    tape.reset()
+    return Run(outputs, grads, inits)
+
+
+def _rounded(x: np.ndarray) -> np.ndarray:
+    """Five significant digits, so the checksum ignores last-bit differences between libms."""
+    x = np.asarray(x, dtype=np.float64).ravel()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = 10.0 ** (4 - np.floor(np.log10(np.abs(np.where(x == 0, 1.0, x)))))
+        out = np.round(x * scale) / scale
+    return np.where(np.isfinite(out), out, 0.0) + 0.0  # + 0.0 folds -0.0 into 0.0
+
+
+def checksum(arrays: dict[str, np.ndarray]) -> str:
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        h.update(name.encode())
+        h.update(_rounded(arrays[name]).tobytes())
+    return h.hexdigest()[:16]
+
+
+def assess(r: Run) -> tuple[bool, bool, bool]:
+    """(outputs finite, outputs non-degenerate, gradients finite)."""
+    finite = all(np.isfinite(np.asarray(v, dtype=np.float64)).all() for v in r.outputs.values())
+    nondeg = True
+    for name, v in r.outputs.items():
+        flat = np.asarray(v, dtype=np.float64).reshape(len(v), -1) if v.ndim else v.reshape(1, 1)
+        changed = bool((flat != r.inits[name]).any())
+        constant = flat.shape[0] > 1 and bool((flat == flat[0]).all())
+        nondeg &= changed and not constant
+    grads_ok = all(np.isfinite(np.asarray(g, dtype=np.float64)).all() for g in r.grads.values())
+    return finite, nondeg, grads_ok
+
+
+def compare(a: Run, b: Run, program: Program) -> tuple[bool, float, float]:
+    """Match two runs (e.g. GPU vs CPU) with a tolerance per component scalar type."""
+    match, max_abs, max_rel = True, 0.0, 0.0
+    dtypes = {x.name: x.dtype.scalar for x in program.arrays()}
+    for kind in ("outputs", "grads"):
+        for name, x in getattr(a, kind).items():
+            y = getattr(b, kind)[name]
+            x64, y64 = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+            err = np.abs(x64 - y64)
+            rel = err / np.maximum(np.abs(y64), 1e-30)
+            atol, rtol = TOLERANCES.get(dtypes.get(name, "float32"), TOLERANCES["float32"])
+            ok = bool(np.all(err <= atol + rtol * np.abs(y64)))
+            match &= ok
+            max_abs = max(max_abs, float(err.max(initial=0.0)))
+            max_rel = max(max_rel, float(np.where(err > atol, rel, 0.0).max(initial=0.0)))
+    return match, max_abs, max_rel

@@ -1,0 +1,81 @@
+"""Build the publishable folder: CONFIG/SPLIT-xxxxx-of-yyyyy.parquet plus a README card.
+
+Everything is written under a temporary sibling directory and moved into place
+at the end, so an interrupted or failed build never leaves a half-written folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+
+from builder.config import BuildOptions
+from builder.schema import SPLITS
+
+
+class OutputExists(FileExistsError):
+    pass
+
+
+def check_target(out: Path, overwrite: bool) -> None:
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not overwrite:
+        raise OutputExists(f"output folder {str(out)!r} exists and is not empty; pass --overwrite to replace it")
+
+
+def shard_count(rows: int, num_shards: int) -> int:
+    return max(1, min(num_shards, rows))
+
+
+def build_config(opts: BuildOptions, staging: Path, hf_cache: str, num_proc: int) -> dict[str, int]:
+    """Generate one config with the datasets builder and write its Parquet shards; return split sizes."""
+    from warp_cuda_ir import WarpCudaIR
+
+    fields = {k: getattr(opts, k) for k in BuildOptions.__dataclass_fields__ if k != "config"}
+    builder = WarpCudaIR(config_name=opts.config, cache_dir=hf_cache, **fields)
+    builder.download_and_prepare(num_proc=num_proc if num_proc > 1 else None)
+    ds = builder.as_dataset()
+    sizes = {}
+    (staging / opts.config).mkdir(parents=True, exist_ok=True)
+    for split in SPLITS:
+        if split not in ds:
+            continue
+        part = ds[split]
+        n = shard_count(len(part), opts.num_shards)
+        for i in range(n):
+            path = staging / opts.config / f"{split}-{i:05d}-of-{n:05d}.parquet"
+            part.shard(n, i, contiguous=True).to_parquet(str(path))
+        sizes[split] = len(part)
+    del ds, builder
+    return sizes
+
+
+def build_folder(options: list[BuildOptions], out: Path, num_proc: int, overwrite: bool) -> dict[str, dict[str, int]]:
+    check_target(out, overwrite)
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = out.parent / f".{out.name}.partial-{uuid.uuid4().hex[:8]}"
+    staging.mkdir()
+    work = Path(tempfile.mkdtemp(prefix="warp_cuda_ir_build_"))
+    try:
+        evidence = str(work / "evidence")  # shared by all configs: each program compiles once per target
+        stats = {}
+        for opts in options:
+            opts = BuildOptions(**{**opts.__dict__, "evidence_dir": evidence})
+            stats[opts.config] = build_config(opts, staging, str(work / "hf_cache"), num_proc)
+        from dataset_card.render import render
+
+        render(staging, build_options=options)
+        if out.exists():
+            trash = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:8]}"
+            os.replace(out, trash)
+            os.replace(staging, out)
+            shutil.rmtree(trash, ignore_errors=True)
+        else:
+            os.replace(staging, out)
+        return stats
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)

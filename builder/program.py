@@ -1,0 +1,72 @@
+"""A generated program: its source and everything needed to run it.
+
+The row records a flattened view of this (argument names, types, roles and
+shapes); the executor uses the object itself, which the generator can always
+rebuild from (seed, split, index).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from builder.scope import ArrayArg
+from builder.wtypes import Interval, WType
+
+
+@dataclass(frozen=True)
+class Param:
+    """A non-array kernel argument (scalar, vector or struct), with the values it may take."""
+
+    name: str
+    t: WType
+    iv: Interval
+
+
+@dataclass
+class Program:
+    category: str
+    kernel_name: str
+    source: str
+    args: list[ArrayArg | Param]  # kernel signature order
+    launch_shape: tuple[int, ...]
+    structs: dict[str, dict[str, tuple[WType, Interval]]] = field(default_factory=dict)
+    func_names: list[str] = field(default_factory=list)
+    struct_names: list[str] = field(default_factory=list)
+
+    @property
+    def names(self) -> set[str]:
+        """Module-level names this program defines (two programs sharing one cannot share a module)."""
+        return {self.kernel_name, *self.func_names, *self.struct_names}
+
+    def arrays(self, *roles: str) -> list[ArrayArg]:
+        return [a for a in self.args if isinstance(a, ArrayArg) and (not roles or a.role in roles)]
+
+    def arg_type_strings(self) -> list[str]:
+        return [type_string(a) for a in self.args]
+
+    def arg_roles(self) -> list[str]:
+        return [a.role if isinstance(a, ArrayArg) else "param" for a in self.args]
+
+    def arg_shapes(self) -> list[list[int]]:
+        out = []
+        for a in self.args:
+            if isinstance(a, ArrayArg):
+                out.append([a.length] if a.role == "acc" else list(self.launch_shape))
+            else:
+                out.append([])
+        return out
+
+
+def canonical(t: WType) -> str:
+    if t.kind == "scalar":
+        return t.scalar
+    if t.kind == "struct":
+        return t.spelling
+    return t.spelling.removeprefix("wp.")
+
+
+def type_string(a: ArrayArg | Param) -> str:
+    """Warp's own spelling of an argument type, e.g. ``array(dtype=vec3, ndim=2)``."""
+    if isinstance(a, ArrayArg):
+        return f"array(dtype={canonical(a.dtype)}, ndim={a.ndim})"
+    return canonical(a.t)

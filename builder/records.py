@@ -1,0 +1,148 @@
+"""From (options, split, index range) to finished rows: sample, emit, verify, record.
+
+Split membership is a property of the program, not of the index: a candidate
+drawn for (seed, split, index, attempt) is kept only if the hash of its
+normalized form falls in that split's partition, so no normalized program can
+appear in two splits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+
+from builder import GENERATOR_VERSION, codegen, verify
+from builder.config import BuildOptions
+from builder.generator import generate
+from builder.normalize import builtins_used, normalized_sha256
+from builder.program import Program
+from builder.rng import derive_rng
+from builder.schema import GPU_FIELDS, SPLITS, TARGETS
+
+CHUNK = 16  # programs verified together (one compiler invocation per target)
+MAX_ATTEMPTS = 64  # (2/3)**64 ~ 1e-11: never reached in practice
+
+
+class GeneratorBug(RuntimeError):
+    """A generated row failed a check it must pass by construction; names the row to reproduce it."""
+
+    def __init__(self, seed: int, split: str, index: int, kernel: str, reason: str):
+        super().__init__(f"generator bug at seed={seed} split={split} index={index} kernel={kernel!r}: {reason}")
+
+
+def sample(seed: int, split: str, index: int, categories: tuple[str, ...]) -> tuple[Program, int, str]:
+    """The program for row (seed, split, index): deterministic, and in this split's partition."""
+    category = categories[index % len(categories)]
+    part = SPLITS.index(split)
+    for attempt in range(MAX_ATTEMPTS):
+        program = generate(derive_rng(seed, split, index, attempt), category)
+        nsha = normalized_sha256(program.source)
+        if int(nsha[:8], 16) % len(SPLITS) == part:
+            return program, attempt, nsha
+    raise GeneratorBug(seed, split, index, "?", f"no program in partition after {MAX_ATTEMPTS} attempts")
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def base_record(opts: BuildOptions, config: str, split: str, index: int, program: Program, attempt: int,
+                nsha: str, tu: str, ir: str, target: str, pass_: str, entry: str) -> dict:
+    return {
+        "id": f"{config}/{split}/{opts.seed}/{index}" + (f"/{pass_}" if config == "gpu-verified" else ""),
+        "config": config, "seed": opts.seed, "split": split, "index": index, "attempt": attempt,
+        "category": program.category, "kernel_name": program.kernel_name, "python_source": program.source,
+        "target": target, "pass": pass_, "ir": ir, "entry_point": entry, "module_source": tu,
+        "arg_names": [a.name for a in program.args], "arg_types": program.arg_type_strings(),
+        "arg_roles": program.arg_roles(), "arg_shapes": program.arg_shapes(),
+        "launch_dims": len(program.launch_shape), "launch_shape": list(program.launch_shape),
+        "builtins": builtins_used(program.source),
+        "source_lines": sum(1 for x in program.source.splitlines() if x.strip()),
+        "ir_lines": len(ir.splitlines()), "warp_version": codegen.toolchain()["warp"],
+        "generator_version": GENERATOR_VERSION, "source_sha256": _sha(program.source), "ir_sha256": _sha(ir),
+        "normalized_sha256": nsha, "verify": opts.verify,
+        **{k: None for k in GPU_FIELDS},
+    }
+
+
+def _evidence_fields(ev: verify.Evidence, target: str) -> dict:
+    tc = codegen.toolchain()
+    fields = {k: getattr(ev, k) for k in (*verify.COMPILE_FIELDS, *verify.EXEC_FIELDS)}
+    fields["toolchain"] = f"warp={tc['warp']};" + (f"nvrtc={tc['nvrtc']}" if target == "cuda" else "cpu=warp-clang")
+    return fields
+
+
+def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict]:
+    """Rows ``start..stop-1`` of ``split`` for ``opts.config``, verified in chunks."""
+    gpu = opts.config == "gpu-verified"
+    passes = ("cuda-forward", "cuda-backward") if gpu else (opts.config,)
+    cache = verify.EvidenceCache(opts.evidence_dir) if opts.verify != "none" else None
+    skipped: Counter[str] = Counter()
+    with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_nvrtc_") as workdir:
+        for lo in range(start, stop, CHUNK):
+            sampled = []
+            for index in range(lo, min(lo + CHUNK, stop)):
+                program, attempt, nsha = sample(opts.seed, split, index, opts.categories)
+                label = f"seed={opts.seed} split={split} index={index}"
+                emitted = codegen.emit(label, program.source, f"wcir_{split}_{index}")
+                sampled.append((index, program, attempt, nsha, label, emitted))
+            per_pass = {}
+            for cfg in passes:
+                items = [verify.Item(label, program, _tu(emitted, cfg), verify.input_seed(opts.seed, split, index))
+                         for index, program, _, _, label, emitted in sampled]
+                verify.verify(items, cfg, opts.verify, cache, workdir)
+                per_pass[cfg] = items
+            if gpu:
+                from builder import gpu_verify
+
+                gpu_verify.compare_devices([it for it in per_pass["cuda-forward"]], per_pass)
+            for k, (index, program, attempt, nsha, _, emitted) in enumerate(sampled):
+                for cfg in passes:
+                    target, pass_, suffix = TARGETS[cfg]
+                    ir = _ir(emitted, cfg)
+                    entry = f"{program.kernel_name}{suffix}" if target == "cuda" else f"{program.kernel_name}_cpu_forward"
+                    rec = base_record(opts, opts.config, split, index, program, attempt, nsha, _tu(emitted, cfg), ir,
+                                      target, pass_, entry)
+                    item = per_pass[cfg][k]
+                    rec.update(_evidence_fields(item.evidence, target))
+                    if gpu:
+                        rec.update(item.gpu)
+                    reason = _invalid_reason(opts, item, gpu)
+                    if reason:
+                        if opts.on_invalid == "error":
+                            raise GeneratorBug(opts.seed, split, index, program.kernel_name, reason)
+                        skipped[reason.split(":")[0]] += 1
+                        continue
+                    yield rec
+    if skipped:
+        print(f"warp_cuda_ir: skipped {sum(skipped.values())} invalid rows in {split}[{start}:{stop}]: "
+              f"{dict(sorted(skipped.items()))}", file=sys.stderr)
+
+
+def _invalid_reason(opts: BuildOptions, item: verify.Item, gpu: bool) -> str:
+    ev = item.evidence
+    if opts.verify == "none":
+        return ""
+    if not ev.compiled:
+        return f"not compiled: {ev.error}"
+    if opts.verify == "execute":
+        if not ev.executed:
+            return f"not executed: {ev.error}"
+        if not (ev.outputs_finite and ev.grads_finite):
+            return "non-finite outputs or gradients"
+        if not ev.outputs_nondegenerate:
+            return "degenerate outputs: constant or unchanged"
+    if gpu and not item.gpu.get("gpu_match"):
+        return f"gpu mismatch: max_abs_err={item.gpu.get('max_abs_err')}"
+    return ""
+
+
+def _tu(e: codegen.Emitted, cfg: str) -> str:
+    return {"cuda-forward": e.cuda_forward_tu, "cuda-backward": e.cuda_backward_tu, "cpu": e.cpu_tu}[cfg]
+
+
+def _ir(e: codegen.Emitted, cfg: str) -> str:
+    return {"cuda-forward": e.cuda_forward, "cuda-backward": e.cuda_backward, "cpu": e.cpu_forward}[cfg]

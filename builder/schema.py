@@ -1,0 +1,73 @@
+"""The one row schema: used by the builder, the folder writer, the validator and the card.
+
+``FIELD_DOCS`` explains every column; the dataset card renders it.
+"""
+
+from __future__ import annotations
+
+import datasets
+
+CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified")
+SPLITS = ("train", "validation", "test")
+# (target, pass, symbol suffix of the IR function, TU the IR is taken from) per generated config
+TARGETS = {
+    "cuda-forward": ("cuda", "forward", "_cuda_kernel_forward"),
+    "cuda-backward": ("cuda", "backward", "_cuda_kernel_backward"),
+    "cpu": ("cpu", "forward", "_cpu_kernel_forward"),
+}
+
+_S, _B, _I64, _I32, _F64 = (datasets.Value(t) for t in ("string", "bool", "int64", "int32", "float64"))
+
+FIELDS: dict[str, tuple[object, str]] = {
+    "id": (_S, "Stable row id: CONFIG/SPLIT/SEED/INDEX."),
+    "config": (_S, "Config name (cuda-forward, cuda-backward, cpu, gpu-verified)."),
+    "seed": (_I64, "Build seed; with split and index it regenerates the row exactly."),
+    "split": (_S, "train, validation or test."),
+    "index": (_I64, "Row index within its split."),
+    "attempt": (_I32, "How many candidate programs were drawn before one fell in this split's partition."),
+    "category": (_S, "Generation policy (arithmetic, math, vector, ... combined)."),
+    "kernel_name": (_S, "Name of the @wp.kernel function; emitted C++ names are derived from it."),
+    "python_source": (_S, "Self-contained Python: import, @wp.struct/@wp.func helpers and the @wp.kernel."),
+    "target": (_S, "cuda or cpu."),
+    "pass": (_S, "forward or backward (adjoint)."),
+    "ir": (_S, "The function Warp emitted for this target and pass (the training target)."),
+    "entry_point": (_S, "Symbol to launch: the __global__ kernel (CUDA) or the extern \"C\" wrapper (CPU)."),
+    "module_source": (_S, "Full translation unit Warp generated for the kernel's module (compiles as is)."),
+    "arg_names": (datasets.Sequence(_S), "Kernel argument names in signature order."),
+    "arg_types": (datasets.Sequence(_S), "Warp types of the arguments, e.g. array(dtype=vec3, ndim=1)."),
+    "arg_roles": (datasets.Sequence(_S), "in, index, out, acc (atomic target) or param."),
+    "arg_shapes": (datasets.Sequence(datasets.Sequence(_I32)), "Array shapes used when executing ([] for params)."),
+    "launch_dims": (_I32, "Launch dimensionality: how many indices wp.tid() returns (1-3)."),
+    "launch_shape": (datasets.Sequence(_I32), "Launch grid used when executing."),
+    "builtins": (datasets.Sequence(_S), "Warp builtins the kernel uses: wp.* calls and operator builtins, sorted."),
+    "source_lines": (_I32, "Non-empty lines of python_source."),
+    "ir_lines": (_I32, "Lines of ir."),
+    "warp_version": (_S, "warp-lang version that generated and compiled the row."),
+    "generator_version": (_S, "Version of this project's kernel generator."),
+    "source_sha256": (_S, "SHA-256 of python_source."),
+    "ir_sha256": (_S, "SHA-256 of ir."),
+    "normalized_sha256": (_S, "SHA-256 of the program with identifiers and literals normalized (dedup key)."),
+    "verify": (_S, "Verification level the row was built with: none, compile or execute."),
+    "compiled": (_B, "The row's module compiled for its target (NVRTC sm_90 PTX, or Warp's CPU compiler)."),
+    "compile_target": (_S, "sm_90 or cpu."),
+    "toolchain": (_S, "Compilers used, e.g. warp=1.19.0;nvrtc=13.0."),
+    "ptx": (_S, "PTX of this kernel's entry points only (CUDA rows)."),
+    "ptx_instructions": (_I32, "PTX instructions in those entry points."),
+    "ptx_registers": (_I32, "PTX virtual registers declared in those entry points (not physical registers)."),
+    "executed": (_B, "The kernel (and its adjoint) ran on the CPU with seeded inputs."),
+    "outputs_finite": (_B, "All outputs finite."),
+    "outputs_nondegenerate": (_B, "Every output changed from its initial value and is not constant."),
+    "grads_finite": (_B, "All input gradients of the backward pass finite."),
+    "output_checksum": (_S, "Checksum of the outputs (5 significant digits)."),
+    "grad_checksum": (_S, "Checksum of the input gradients (unit output adjoints)."),
+    "gpu_match": (_B, "gpu-verified only: GPU and CPU outputs and gradients agree within tolerance."),
+    "max_abs_err": (_F64, "gpu-verified only: largest absolute GPU-vs-CPU difference."),
+    "max_rel_err": (_F64, "gpu-verified only: largest relative difference beyond the absolute tolerance."),
+    "gpu_name": (_S, "gpu-verified only: CUDA device name."),
+    "gpu_compute_capability": (_S, "gpu-verified only: e.g. 9.0."),
+    "gpu_driver": (_S, "gpu-verified only: CUDA driver version."),
+}
+
+FEATURES = datasets.Features({k: t for k, (t, _) in FIELDS.items()})
+FIELD_DOCS = {k: doc for k, (_, doc) in FIELDS.items()}
+GPU_FIELDS = ("gpu_match", "max_abs_err", "max_rel_err", "gpu_name", "gpu_compute_capability", "gpu_driver")

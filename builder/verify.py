@@ -1,0 +1,248 @@
+"""Evidence for every row: NVRTC/CPU compilation and CPU execution, batched.
+
+Compilers dominate the cost, so programs are compiled many per module (one
+header parse per batch) and a failed batch is bisected to the failing rows.
+Results are content-addressed (program source + toolchain) in a per-build
+cache directory, so a program that appears in several configs is compiled and
+executed once per target, even across worker processes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from builder import codegen, execute
+from builder.program import Program
+from builder.rng import stable_int
+
+VERIFY_LEVELS = ("none", "compile", "execute")
+
+
+@dataclass
+class Evidence:
+    compiled: bool = False
+    compile_target: str = ""
+    ptx: str = ""
+    ptx_instructions: int = 0
+    ptx_registers: int = 0
+    executed: bool = False
+    outputs_finite: bool = False
+    outputs_nondegenerate: bool = False
+    grads_finite: bool = False
+    output_checksum: str = ""
+    grad_checksum: str = ""
+    error: str = ""
+
+    @property
+    def valid(self) -> bool:
+        return self.compiled and self.executed and self.outputs_finite and self.outputs_nondegenerate \
+            and self.grads_finite
+
+
+@dataclass
+class Item:
+    """One program to verify: its label names the row in errors."""
+
+    label: str
+    program: Program
+    tu: str  # the translation unit for this row's target
+    input_seed: int
+    evidence: Evidence = field(default_factory=Evidence)
+    gpu: dict = field(default_factory=dict)  # gpu-verified only
+
+
+def name_disjoint_batches(items: list[Item], size: int) -> list[list[Item]]:
+    """Greedy, order-preserving grouping so no two programs in a module define the same name."""
+    batches: list[tuple[set[str], list[Item]]] = []
+    for it in items:
+        for names, batch in batches:
+            if len(batch) < size and not (names & it.program.names):
+                batch.append(it)
+                names |= it.program.names
+                break
+        else:
+            batches.append((set(it.program.names), [it]))
+    return [b for _, b in batches]
+
+
+def bisect(batch: list[Item], attempt: Callable[[list[Item]], None], on_fail: Callable[[Item, str], None]) -> None:
+    """Run ``attempt`` on the batch; on failure split it until single failing items remain."""
+    try:
+        attempt(batch)
+    except Exception as exc:  # noqa: BLE001 - compiler errors come in many types
+        if len(batch) == 1:
+            on_fail(batch[0], f"{type(exc).__name__}: {str(exc)[:500]}")
+            return
+        mid = len(batch) // 2
+        bisect(batch[:mid], attempt, on_fail)
+        bisect(batch[mid:], attempt, on_fail)
+
+
+_ENTRY = re.compile(r"^\.(?:visible|weak) \.entry (\w+)\(", re.M)
+
+
+def ptx_entries(ptx: str, symbols: list[str]) -> str:
+    """Just these kernels' ``.entry`` blocks (the module's constant tables are left out)."""
+    out = []
+    for m in _ENTRY.finditer(ptx):
+        if m.group(1) in symbols:
+            end = ptx.find("\n}\n", m.start())
+            out.append(ptx[m.start() : end + 3])
+    return "\n".join(out)
+
+
+def ptx_stats(entry: str) -> tuple[int, int]:
+    """(instructions, virtual registers declared) of PTX entry text."""
+    regs = sum(int(n) for n in re.findall(r"\.reg \.\w+ \s*%\w+<(\d+)>;", entry))
+    instr = sum(1 for line in entry.splitlines()
+                if line.startswith("\t") and line.rstrip().endswith(";") and not line.lstrip().startswith((".", "//")))
+    return instr, regs
+
+
+def compile_cuda(items: list[Item], symbol_suffixes: tuple[str, ...], workdir: str, batch_size: int) -> None:
+    def attempt(batch: list[Item]) -> None:
+        head = codegen.split_tu(batch[0].tu, "cuda")[0]
+        tu = head + "".join(codegen.split_tu(it.tu, "cuda")[1] for it in batch)
+        ptx = codegen.nvrtc_compile(tu, workdir, f"b{uuid.uuid4().hex[:12]}")
+        for it in batch:
+            entry = ptx_entries(ptx, [f"{it.program.kernel_name}{s}" for s in symbol_suffixes])
+            ev = it.evidence
+            ev.compiled, ev.compile_target, ev.ptx = True, f"sm_{codegen.CUDA_ARCH}", entry
+            ev.ptx_instructions, ev.ptx_registers = ptx_stats(entry)
+
+    def fail(it: Item, msg: str) -> None:
+        it.evidence.compiled, it.evidence.error = False, f"nvrtc: {msg}"
+
+    for batch in name_disjoint_batches(items, batch_size):
+        bisect(batch, attempt, fail)
+
+
+def execute_cpu(items: list[Item], batch_size: int, backward: bool = True) -> None:
+    """Compile for the CPU (with adjoints) and run forward + backward with seeded inputs."""
+
+    def attempt(batch: list[Item]) -> None:
+        module, namespaces = codegen.load_sources([(it.label, it.program.source) for it in batch],
+                                                  f"wcir_cpu_{uuid.uuid4().hex[:12]}")
+        try:
+            codegen.load_cpu(module)
+            for it, ns in zip(batch, namespaces):
+                it.evidence.compiled, it.evidence.compile_target = True, "cpu"
+                run_one(it, ns, backward)
+        finally:
+            codegen.release(module)
+
+    def fail(it: Item, msg: str) -> None:
+        it.evidence.compiled, it.evidence.error = False, f"cpu compile: {msg}"
+
+    for batch in name_disjoint_batches(items, batch_size):
+        bisect(batch, attempt, fail)
+
+
+def run_one(it: Item, ns: dict, backward: bool) -> None:
+    ev = it.evidence
+    try:
+        r = execute.run(it.program, ns[it.program.kernel_name], ns, np.random.default_rng(it.input_seed), "cpu",
+                        backward)
+    except Exception as exc:  # noqa: BLE001 - any launch failure is recorded as not executed
+        ev.executed, ev.error = False, f"cpu launch: {type(exc).__name__}: {exc}"[:500]
+        return
+    ev.executed = True
+    ev.outputs_finite, ev.outputs_nondegenerate, ev.grads_finite = execute.assess(r)
+    ev.output_checksum, ev.grad_checksum = execute.checksum(r.outputs), execute.checksum(r.grads)
+
+
+def input_seed(seed: int, split: str, index: int) -> int:
+    return stable_int(seed, split, index, "inputs")
+
+
+class EvidenceCache:
+    """Content-addressed results on disk: key = program source + toolchain + what was checked."""
+
+    def __init__(self, root: str | None):
+        self.root = root or tempfile.mkdtemp(prefix="warp_cuda_ir_evidence_")
+        os.makedirs(self.root, exist_ok=True)
+        tc = codegen.toolchain()
+        self.salt = f"warp={tc['warp']};nvrtc={tc['nvrtc']}"
+
+    def _path(self, source: str, what: str) -> str:
+        key = hashlib.sha256(f"{self.salt}\n{what}\n{source}".encode()).hexdigest()
+        return os.path.join(self.root, key[:2], key + ".json")
+
+    def get(self, source: str, what: str) -> dict | None:
+        try:
+            with open(self._path(source, what)) as f:
+                return json.load(f)
+        except FileNotFoundError:
+            return None
+
+    def put(self, source: str, what: str, value: dict) -> None:
+        path = self._path(source, what)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{uuid.uuid4().hex}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(value, f)
+        os.replace(tmp, path)  # atomic: concurrent workers never read half a file
+
+
+COMPILE_FIELDS = ("compiled", "compile_target", "ptx", "ptx_instructions", "ptx_registers")
+EXEC_FIELDS = ("executed", "outputs_finite", "outputs_nondegenerate", "grads_finite", "output_checksum",
+               "grad_checksum")
+
+
+def verify(items: list[Item], target: str, level: str, cache: EvidenceCache, workdir: str,
+           batch_size: int = 16) -> None:
+    """Fill ``item.evidence`` for ``target`` in {"cuda-forward", "cuda-backward", "cpu"} at ``level``."""
+    if level == "none":
+        return
+    compile_key = f"compile:{target}"
+    todo = []
+    for it in items:
+        hit = cache.get(it.program.source, compile_key)
+        if hit is None:
+            todo.append(it)
+        else:
+            for k in (*COMPILE_FIELDS, "error"):
+                setattr(it.evidence, k, hit.get(k, getattr(it.evidence, k)))
+    if target == "cpu":
+        execute_cpu(todo, batch_size)
+        for it in todo:
+            cache.put(it.program.source, f"execute:{it.input_seed}",
+                      {k: getattr(it.evidence, k) for k in (*EXEC_FIELDS, "error")})
+    else:
+        suffixes = ("_cuda_kernel_forward",) + (("_cuda_kernel_backward",) if target == "cuda-backward" else ())
+        compile_cuda(todo, suffixes, workdir, batch_size)
+    for it in todo:
+        cache.put(it.program.source, compile_key, {k: getattr(it.evidence, k) for k in (*COMPILE_FIELDS, "error")})
+    if level != "execute":
+        return
+    pending = []
+    for it in items:
+        hit = cache.get(it.program.source, f"execute:{it.input_seed}")
+        if hit is None:
+            pending.append(it)
+        else:
+            for k in EXEC_FIELDS:
+                setattr(it.evidence, k, hit[k])
+    if pending:
+        shadow = [Item(it.label, it.program, it.tu, it.input_seed) for it in pending]
+        execute_cpu(shadow, batch_size)
+        for it, sh in zip(pending, shadow):
+            for k in EXEC_FIELDS:
+                setattr(it.evidence, k, getattr(sh.evidence, k))
+            if not sh.evidence.executed or not sh.evidence.compiled:
+                it.evidence.error = it.evidence.error or sh.evidence.error
+            cache.put(it.program.source, f"execute:{it.input_seed}",
+                      {k: getattr(sh.evidence, k) for k in (*EXEC_FIELDS, "error")})
+
+
+def evidence_dict(ev: Evidence) -> dict:
+    return asdict(ev)

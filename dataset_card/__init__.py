@@ -1,0 +1,1 @@
+"""Render the dataset folder's README.md card from the built data."""

@@ -51,7 +51,7 @@ class WarpCudaIRConfig(datasets.BuilderConfig):
         super().__post_init__()
         self.categories = tuple(self.categories.split(",")) if isinstance(self.categories, str) else tuple(
             self.categories)
-        self.options  # validates now, so a bad keyword fails at construction with a clear message
+        self.options  # noqa: B018 - validates now, so a bad keyword fails at construction
 
     @property
     def options(self) -> BuildOptions:
@@ -64,6 +64,12 @@ class WarpCudaIR(datasets.GeneratorBasedBuilder):
     BUILDER_CONFIGS = [WarpCudaIRConfig(name=n, description=_DESCRIPTIONS[n]) for n in CONFIGS]
     DEFAULT_CONFIG_NAME = "cuda-forward"
     VERSION = datasets.Version(GENERATOR_VERSION)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # datasets copies a predefined config and sets keyword overrides with setattr, which skips
+        # __post_init__: validate here so bad keywords fail at construction.
+        self.config.options  # noqa: B018
 
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(

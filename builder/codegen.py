@@ -82,7 +82,12 @@ def load_sources(sources: list[tuple[str, str]], module_name: str) -> tuple[_ctx
     init()
     namespaces = []
     for label, source in sources:
-        filename = f"<warp_cuda_ir {module_name} {label}>"
+        # The file name is printed in the emitted C++ comments, so it must not depend on the row or module.
+        filename = "kernel.py"
+        # Warp numbers @wp.func symbols with a process-wide counter per name (falloff_0, falloff_1, ...);
+        # restart it for this program's functions so the emitted code does not depend on build order.
+        for name in re.findall(r"@wp\.func\s*\ndef\s+(\w+)", source):
+            _ctx.function_key_counts.pop(name, None)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         # Struct annotations are resolved through sys.modules[cls.__module__], so the
         # namespace must be a registered module while its source runs.

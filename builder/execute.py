@@ -15,7 +15,6 @@ import warp as wp
 
 from builder import wtypes as T
 from builder.program import Param, Program
-from builder.scope import ArrayArg
 from builder.wtypes import WType
 
 WARP_DTYPES = {"float32": wp.float32, "float64": wp.float64, "int32": wp.int32, "int64": wp.int64,

@@ -235,6 +235,21 @@ class ExprGen:
         }[t.kind]
         return E(code, t, T.sym(mag((lo, hi))), True)
 
+    def strong(self, e: E) -> E:
+        """For stored values: unless ``e`` reads an input at the thread's own index (random data, so
+        different per thread), add such a read or the thread index. Interval "varies" tracking is
+        optimistic (``idx - tid`` varies in form, not in value); this makes outputs provably non-constant."""
+        own = f"[{', '.join(self.scope.tid)}]"
+        ins = [a for a in self.scope.inputs(e.t)]
+        if any(f"{a.name}{own}" in e.code for a in self.scope.inputs()):
+            return e
+        term = E(f"{ins[0].name}{own}", e.t, ins[0].iv, True) if ins else self.tid_term(e.t)
+        if e.t.kind in ("quat", "transform"):
+            return E(f"({e.code} * {term.code})", e.t, e.iv, True)
+        if e.t == T.U32:
+            return E(f"({e.code} ^ {term.code})", e.t, (0, 2 * max(mag(e.iv), mag(term.iv)) + 1), True)
+        return self.squash(E(f"({e.code} + {term.code})", e.t, T.iv_add(e.iv, term.iv), True))
+
     def pair(self, t: WType, depth: int) -> tuple[E, E]:
         """Two operands that are not the same expression (``x - x`` teaches nothing)."""
         a = self.gen(t, depth)

@@ -215,7 +215,7 @@ class _Builder:
         g, own = sg.g, ", ".join(self.scope.tid)
         for a in self.scope.arrays:
             if a.role == "out":
-                e = g.varying(g.gen(a.dtype, self.rng.randint(1, self.policy.depth)))
+                e = g.strong(g.gen(a.dtype, self.rng.randint(1, self.policy.depth)))
                 sg.block.emit(f"{a.name}[{own}] = {e.code}")
             elif a.role == "acc":
                 emit_atomic(sg, a)

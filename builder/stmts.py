@@ -260,7 +260,7 @@ def emit_atomic(sg: StmtGen, arr) -> None:
     tid = sg.scope.tid
     idx = rng.choice([f"{tid[0]} % {arr.name}.shape[0]", f"({tid[-1]} // 2) % {arr.name}.shape[0]",
                       f"({' + '.join(tid)}) % {arr.name}.shape[0]"])
-    e = g.varying(g.gen(arr.dtype, rng.randint(1, sg.policy.depth)))
+    e = g.strong(g.gen(arr.dtype, rng.randint(1, sg.policy.depth)))
     if arr.dtype.is_float or arr.dtype.is_int:
         e = g.fit(e, (-100, 100) if arr.dtype != T.U32 else (0, 100))
     op = arr.op

@@ -1,0 +1,55 @@
+import ast
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from builder import codegen
+from builder.generator import generate
+from builder.normalize import builtins_used, normalized_sha256
+from builder.policy import CATEGORIES, POLICIES, Policy
+from builder.rng import derive_rng
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**31 - 1))
+def test_every_category_generates_and_codegens_for_all_targets(seed):
+    for category in CATEGORIES:
+        p = generate(derive_rng(seed, "train", 0), category)
+        ast.parse(p.source)
+        e = codegen.emit(f"seed={seed} {category}", p.source, f"t_{category}")
+        assert f"{p.kernel_name}_cuda_kernel_forward(" in e.cuda_forward
+        assert f"{p.kernel_name}_cuda_kernel_backward(" in e.cuda_backward
+        assert f"{p.kernel_name}_cpu_kernel_forward(" in e.cpu_forward
+        assert e.cuda_forward_tu != e.cuda_backward_tu
+
+
+def test_same_coordinates_same_program():
+    for category in CATEGORIES:
+        a = generate(derive_rng(7, "test", 3), category)
+        b = generate(derive_rng(7, "test", 3), category)
+        assert a.source == b.source and a.launch_shape == b.launch_shape
+
+
+def test_programs_are_diverse_and_not_tiny():
+    progs = [generate(derive_rng(11, "train", i), CATEGORIES[i % len(CATEGORIES)]) for i in range(300)]
+    shapes = {normalized_sha256(p.source) for p in progs}
+    assert len(shapes) >= 0.95 * len(progs)
+    lines = [sum(1 for x in p.source.splitlines() if x.strip()) for p in progs]
+    assert sum(lines) / len(lines) >= 15
+    assert max(lines) >= 40 and min(lines) <= 15
+    used = set().union(*(builtins_used(p.source) for p in progs))
+    assert len(used) >= 80
+
+
+def test_normalization_ignores_names_and_literals():
+    a = "def f(x):\n    return x * 2.0\n"
+    b = "def g(y):\n    return y * 3.5\n"
+    c = "def g(y):\n    return y + 3.5\n"
+    assert normalized_sha256(a) == normalized_sha256(b) != normalized_sha256(c)
+
+
+def test_policy_validates_itself():
+    with pytest.raises(ValueError, match="unknown types"):
+        Policy("bad", ("f32", "float128"))
+    assert len(POLICIES) >= 12

@@ -1,0 +1,88 @@
+import tempfile
+
+import numpy as np
+import pytest
+
+from builder import codegen, execute, verify
+from builder.generator import generate
+from builder.policy import CATEGORIES
+from builder.records import sample
+from builder.rng import derive_rng
+
+
+def _items(target, n=6, seed=5):
+    out = []
+    for index in range(n):
+        program, _, _ = sample(seed, "train", index, CATEGORIES)
+        e = codegen.emit(f"index={index}", program.source, f"tv_{index}")
+        tu = {"cpu": e.cpu_tu, "cuda-forward": e.cuda_forward_tu, "cuda-backward": e.cuda_backward_tu}[target]
+        out.append(verify.Item(f"index={index}", program, tu, verify.input_seed(seed, "train", index)))
+    return out
+
+
+@pytest.mark.parametrize("target", ["cuda-forward", "cuda-backward", "cpu"])
+def test_rows_compile_and_execute_with_evidence(target, tmp_path):
+    items = _items(target)
+    verify.verify(items, target, "execute", verify.EvidenceCache(str(tmp_path / "ev")), str(tmp_path))
+    for it in items:
+        ev = it.evidence
+        assert ev.valid, (it.label, ev)
+        assert len(ev.output_checksum) == 16
+        if target != "cpu":
+            assert ev.compile_target == "sm_90" and ".entry" in ev.ptx and ev.ptx_instructions > 0
+            assert ev.ptx.count(".entry") == (2 if target == "cuda-backward" else 1)
+
+
+def test_failing_batch_is_bisected_to_the_bad_row(tmp_path):
+    items = _items("cuda-forward", n=4)
+    broken = items[2]
+    broken.tu = broken.tu.replace("wp::", "wp_broken::", 1)
+    verify.compile_cuda(items, ("_cuda_kernel_forward",), str(tmp_path), batch_size=4)
+    assert [it.evidence.compiled for it in items] == [True, True, False, True]
+    assert "nvrtc" in broken.evidence.error
+
+
+def test_evidence_cache_is_shared_across_configs(tmp_path):
+    cache = verify.EvidenceCache(str(tmp_path / "ev"))
+    items = _items("cpu", n=2)
+    verify.verify(items, "cpu", "execute", cache, str(tmp_path))
+    again = _items("cuda-forward", n=2)
+    # execution evidence comes from the cache: no CPU compile happens for the second config
+    for it in again:
+        assert cache.get(it.program.source, f"execute:{it.input_seed}") is not None
+
+
+def test_device_comparison_harness_cpu_vs_cpu():
+    program = generate(derive_rng(3, "train", 0), "vector")
+    module, (ns,) = codegen.load_sources([("x", program.source)], "t_compare")
+    try:
+        codegen.load_cpu(module)
+        kernel = ns[program.kernel_name]
+        a = execute.run(program, kernel, ns, np.random.default_rng(1), "cpu", True)
+        b = execute.run(program, kernel, ns, np.random.default_rng(1), "cpu", True)
+        assert execute.compare(a, b, program) == (True, 0.0, 0.0)
+        name = next(iter(b.outputs))
+        b.outputs[name] = b.outputs[name] + 1.0
+        match, abs_err, _ = execute.compare(a, b, program)
+        assert not match and abs_err == pytest.approx(1.0, rel=1e-3)
+    finally:
+        codegen.release(module)
+
+
+def test_checksum_ignores_last_bit_noise():
+    x = np.linspace(-3, 3, 100, dtype=np.float32)
+    assert execute.checksum({"o": x}) == execute.checksum({"o": x * np.float32(1 + 1e-7)})
+    assert execute.checksum({"o": x}) != execute.checksum({"o": x + 0.01})
+
+
+def test_kernel_cache_does_not_grow(tmp_path):
+    import os
+
+    import warp as wp
+
+    before = len(os.listdir(wp.config.kernel_cache_dir)) if os.path.isdir(wp.config.kernel_cache_dir) else 0
+    items = _items("cpu", n=3)
+    verify.execute_cpu(items, batch_size=3)
+    after = len(os.listdir(wp.config.kernel_cache_dir))
+    assert after <= before
+    assert tempfile.gettempdir()

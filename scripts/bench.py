@@ -1,0 +1,95 @@
+"""Throughput of the builder against the bare-Warp floor, measured in one run on the same kernels.
+
+    python scripts/bench.py --rows 120
+
+(a) bare Warp: build + codegen of the three outputs per program (what the project cannot beat);
+(b) end-to-end rows/s per config through the datasets builder, writing Parquet (verify=none);
+(c) num_proc=1 vs 2; (d) verify=execute rows/s next to the bare compile floor (batched NVRTC +
+CPU compile + launches, no bookkeeping). Prints a Markdown table and peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from builder import codegen, verify  # noqa: E402
+from builder.policy import CATEGORIES  # noqa: E402
+from builder.records import sample  # noqa: E402
+from warp_cuda_ir import WarpCudaIR  # noqa: E402
+
+
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def bare_floor(programs) -> float:
+    def run():
+        for k, p in enumerate(programs):
+            module, _ = codegen.load_sources([("bench", p.source)], f"bench_floor_{k}")
+            fwd, bwd = codegen._builder(module, False), codegen._builder(module, True)
+            fwd.codegen("cuda"), bwd.codegen("cuda"), fwd.codegen("cpu")
+            codegen.release(module)
+    return timed(run)[0]
+
+
+def builder_rows(config: str, n: int, num_proc: int, verify_level: str, out: Path) -> float:
+    def run():
+        b = WarpCudaIR(config_name=config, cache_dir=str(out / f"{config}-{num_proc}-{verify_level}"), seed=0,
+                       num_train=n, num_validation=0, num_test=0, num_shards=4, verify=verify_level)
+        b.download_and_prepare(num_proc=num_proc if num_proc > 1 else None)
+        b.as_dataset(split="train").to_parquet(str(out / f"{config}-{num_proc}-{verify_level}.parquet"))
+    return timed(run)[0]
+
+
+def compile_floor(programs, workdir: str) -> float:
+    def run():
+        items = []
+        for k, p in enumerate(programs):
+            e = codegen.emit("bench", p.source, f"bench_cf_{k}")
+            items.append(verify.Item("bench", p, e.cuda_forward_tu, k))
+        verify.compile_cuda(items, ("_cuda_kernel_forward",), workdir, 16)
+        verify.execute_cpu(items, 16)
+    return timed(run)[0]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=120)
+    ap.add_argument("--execute-rows", type=int, default=32)
+    args = ap.parse_args()
+    n = args.rows
+    t_gen, sampled = timed(lambda: [sample(0, "train", i, CATEGORIES)[0] for i in range(n)])
+    t_floor = bare_floor(sampled)
+    floor = n / t_floor
+    lines = ["| measurement | rows/s | ratio to bare-Warp floor |", "|---|---|---|",
+             f"| generation only (sample) | {n / t_gen:.1f} | |",
+             f"| (a) bare Warp build + codegen | {floor:.1f} | 1.00 |"]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        for cfg in ("cuda-forward", "cuda-backward", "cpu"):
+            r = n / builder_rows(cfg, n, 1, "none", out)
+            lines.append(f"| (b) {cfg}, verify=none, num_proc=1 | {r:.1f} | {r / floor:.2f} |")
+        r1 = n / builder_rows("cuda-forward", n, 1, "none", out / "p")
+        r2 = n / builder_rows("cuda-forward", n, 2, "none", out / "p")
+        lines.append(f"| (c) cuda-forward, num_proc=2 vs 1 | {r2:.1f} vs {r1:.1f} | scaling {r2 / r1:.2f}x |")
+        m = args.execute_rows
+        t_cf = compile_floor(sampled[:m], tmp)
+        re_ = m / builder_rows("cuda-forward", m, 1, "execute", out / "e")
+        lines.append(f"| (d) bare compile floor (NVRTC fwd + CPU compile + launch) | {m / t_cf:.2f} | |")
+        lines.append(f"| (d) cuda-forward, verify=execute | {re_:.2f} | {re_ / (m / t_cf):.2f} of compile floor |")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print("\n".join(lines))
+    print(f"\npeak RSS of the benchmark process: {rss:.0f} MiB (rows={n}, execute rows={m})")
+
+
+if __name__ == "__main__":
+    main()

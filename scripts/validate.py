@@ -320,7 +320,7 @@ def _near_duplicates(cfg: str, per_split: dict[str, pa.Table]) -> Check:
             m = MinHash(num_perm=64, seed=1)
             m.update_batch(list(_shingles(src or "")))
             sk.append((rid, m))
-            lsh.insert(f"{split}\t{rid}", m)
+            lsh.insert(f"{split}\t{len(sk)}\t{rid}", m)  # position keeps keys unique when ids repeat
         sketches[split] = sk
     hits, checked = [], 0
     for split, sk in sketches.items():

@@ -2,33 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
-import sys
-from pathlib import Path
-
+import push_to_hub as P  # noqa: E402
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 import yaml
-
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-sys.path.insert(0, str(SCRIPTS))
-
-import push_to_hub as P  # noqa: E402
-
-from tests.test_validate import build_fixture  # noqa: E402
-
-
-@pytest.fixture(scope="session")
-def folder(tmp_path_factory) -> Path:
-    return build_fixture(tmp_path_factory)
-
-
-@pytest.fixture
-def copy(folder, tmp_path) -> Path:
-    dst = tmp_path / "copy"
-    shutil.copytree(folder, dst)
-    return dst
 
 
 def test_card_round_trip(copy):

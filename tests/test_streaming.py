@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-import pytest
-
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-sys.path.insert(0, str(SCRIPTS))
-
 import stream_example as S  # noqa: E402
 
-from tests.test_validate import build_fixture  # noqa: E402
-
 TRAIN = {f"cuda-forward/train/0/{i}" for i in range(6)}
-
-
-@pytest.fixture(scope="session")
-def folder(tmp_path_factory) -> Path:
-    return build_fixture(tmp_path_factory)
 
 
 def _ids(ds) -> list[str]:

@@ -3,48 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import sys
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
-
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-sys.path.insert(0, str(SCRIPTS))
-
 import validate as V  # noqa: E402
-
-SIZES = ["--num-train", "6", "--num-validation", "2", "--num-test", "2"]
-
-
-def build_fixture(tmp_path_factory) -> Path:
-    """One tiny folder per test session, shared by the card, push and streaming tests."""
-    out = tmp_path_factory.getbasetemp() / "warp_cuda_ir_fixture"
-    if not (out / "README.md").is_file():
-        from builder.cli import main
-
-        os.environ["HF_HUB_OFFLINE"] = "1"
-        os.environ["HF_DATASETS_CACHE"] = str(tmp_path_factory.getbasetemp() / "hf_datasets_build")
-        os.environ["HF_HOME"] = str(tmp_path_factory.getbasetemp() / "hf_home_build")
-        rc = main(["build", *SIZES, "--configs", "cuda-forward,cpu", "--num-shards", "2", "--out", str(out),
-                   "--overwrite"])
-        assert rc == 0
-    return out
-
-
-@pytest.fixture(scope="session")
-def folder(tmp_path_factory) -> Path:
-    return build_fixture(tmp_path_factory)
-
-
-@pytest.fixture
-def copy(folder, tmp_path) -> Path:
-    dst = tmp_path / "copy"
-    shutil.copytree(folder, dst)
-    return dst
 
 
 def _check(report, name, config="cuda-forward"):

@@ -23,6 +23,8 @@ from pathlib import Path
 import warp as wp
 from warp._src import context as _ctx
 
+from builder.schema import TARGETS
+
 # strip_hash makes emitted names predictable (NAME_cuda_kernel_forward);
 # a generic CPU target makes CPU results identical across host CPUs.
 MODULE_OPTIONS = {"strip_hash": True, "cpu_compiler_flags": "", "enable_backward": True}
@@ -38,16 +40,18 @@ class WarpRejected(ValueError):
 
 
 @dataclass(frozen=True)
-class Emitted:
-    """What Warp's code generator produced for one kernel."""
+class Unit:
+    """What Warp's code generator produced for one kernel and one config."""
 
-    cuda_forward_tu: str  # translation unit without adjoints (what cuda-forward compiles)
-    cuda_backward_tu: str  # translation unit with adjoints
-    cpu_tu: str  # CPU translation unit without adjoints
-    cuda_forward: str  # the __global__ forward kernel
-    cuda_backward: str  # the __global__ backward kernel
-    cpu_forward: str  # the CPU forward kernel function
-    cpu_entry: str  # the extern "C" CPU entry point that launches it
+    tu: str  # the full translation unit of the kernel's module
+    ir: str  # the config's function: __global__ forward/backward kernel, or the CPU forward kernel
+    entry: str  # symbol to launch: the __global__ kernel, or the extern "C" CPU wrapper
+
+
+def _unit_spec(config: str) -> tuple[str, bool, str, str]:
+    """(target, with adjoints, IR symbol suffix, entry symbol suffix) of a generated config."""
+    target, pass_, suffix = TARGETS[config]
+    return target, pass_ == "backward", suffix, suffix if target == "cuda" else "_cpu_forward"
 
 
 _initialised_cache: str | None = None
@@ -122,27 +126,30 @@ def _builder(module: _ctx.Module, backward: bool) -> _ctx.ModuleBuilder:
     return _ctx.ModuleBuilder(module, options, target="cuda")
 
 
-def emit(label: str, source: str, module_name: str) -> Emitted:
-    """Generate both targets for one program, isolated in its own module."""
+def emit(label: str, source: str, module_name: str, configs: tuple[str, ...] = tuple(TARGETS)) -> dict[str, Unit]:
+    """Generate the units ``configs`` need for one program, isolated in its own module.
+
+    Each Warp build (with or without adjoints) is done at most once and shared by the targets that need it.
+    Building with adjoints marks the module's functions as used by a backward kernel, which changes what a
+    forward-only build emits for them; so every forward-only unit is generated first, and each unit is the
+    same whether it is emitted alone or with others.
+    """
     module, _ = load_sources([(label, source)], module_name)
     kernel = _kernel_in(source)
+    builders: dict[bool, _ctx.ModuleBuilder] = {}
+    units = {}
     try:
-        fwd = _builder(module, backward=False)
-        bwd = _builder(module, backward=True)
-        cuda_fwd, cuda_bwd, cpu = (_portable(x) for x in (fwd.codegen("cuda"), bwd.codegen("cuda"), fwd.codegen("cpu")))
+        for config in sorted(configs, key=lambda c: _unit_spec(c)[1]):
+            target, backward, ir_suffix, entry_suffix = _unit_spec(config)
+            if backward not in builders:
+                builders[backward] = _builder(module, backward)
+            tu = _portable(builders[backward].codegen(target))
+            units[config] = Unit(tu, function(tu, kernel + ir_suffix), kernel + entry_suffix)
     except Exception as exc:  # noqa: BLE001 - Warp raises many types; all mean "generator bug"
         raise WarpRejected(label, kernel, f"{type(exc).__name__}: {exc}") from exc
     finally:
         release(module)
-    return Emitted(
-        cuda_forward_tu=cuda_fwd,
-        cuda_backward_tu=cuda_bwd,
-        cpu_tu=cpu,
-        cuda_forward=function(cuda_fwd, f"{kernel}_cuda_kernel_forward"),
-        cuda_backward=function(cuda_bwd, f"{kernel}_cuda_kernel_backward"),
-        cpu_forward=function(cpu, f"{kernel}_cpu_kernel_forward"),
-        cpu_entry=function(cpu, f"{kernel}_cpu_forward"),
-    )
+    return {c: units[c] for c in configs}
 
 
 def function(tu: str, symbol: str) -> str:

@@ -50,12 +50,13 @@ def _sha(text: str) -> str:
 
 
 def base_record(opts: BuildOptions, config: str, split: str, index: int, program: Program, attempt: int,
-                nsha: str, tu: str, ir: str, target: str, pass_: str, entry: str) -> dict:
+                nsha: str, unit: codegen.Unit, target: str, pass_: str) -> dict:
+    ir = unit.ir
     return {
         "id": f"{config}/{split}/{opts.seed}/{index}" + (f"/{pass_}" if config == "gpu-verified" else ""),
         "config": config, "seed": opts.seed, "split": split, "index": index, "attempt": attempt,
         "category": program.category, "kernel_name": program.kernel_name, "python_source": program.source,
-        "target": target, "pass": pass_, "ir": ir, "entry_point": entry, "module_source": tu,
+        "target": target, "pass": pass_, "ir": ir, "entry_point": unit.entry, "module_source": unit.tu,
         "arg_names": [a.name for a in program.args], "arg_types": program.arg_type_strings(),
         "arg_roles": program.arg_roles(), "arg_shapes": program.arg_shapes(),
         "launch_dims": len(program.launch_shape), "launch_shape": list(program.launch_shape),
@@ -87,11 +88,11 @@ def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict
             for index in range(lo, min(lo + CHUNK, stop)):
                 program, attempt, nsha = sample(opts.seed, split, index, opts.categories)
                 label = f"seed={opts.seed} split={split} index={index}"
-                emitted = codegen.emit(label, program.source, f"wcir_{split}_{index}")
+                emitted = codegen.emit(label, program.source, f"wcir_{split}_{index}", passes)
                 sampled.append((index, program, attempt, nsha, label, emitted))
             per_pass = {}
             for cfg in passes:
-                items = [verify.Item(label, program, _tu(emitted, cfg), verify.input_seed(opts.seed, split, index))
+                items = [verify.Item(label, program, emitted[cfg].tu, verify.input_seed(opts.seed, split, index))
                          for index, program, _, _, label, emitted in sampled]
                 verify.verify(items, cfg, opts.verify, cache, workdir)
                 per_pass[cfg] = items
@@ -101,11 +102,9 @@ def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict
                 gpu_verify.compare_devices([it for it in per_pass["cuda-forward"]], per_pass)
             for k, (index, program, attempt, nsha, _, emitted) in enumerate(sampled):
                 for cfg in passes:
-                    target, pass_, suffix = TARGETS[cfg]
-                    ir = _ir(emitted, cfg)
-                    entry = f"{program.kernel_name}{suffix}" if target == "cuda" else f"{program.kernel_name}_cpu_forward"
-                    rec = base_record(opts, opts.config, split, index, program, attempt, nsha, _tu(emitted, cfg), ir,
-                                      target, pass_, entry)
+                    target, pass_, _ = TARGETS[cfg]
+                    unit = emitted[cfg]
+                    rec = base_record(opts, opts.config, split, index, program, attempt, nsha, unit, target, pass_)
                     item = per_pass[cfg][k]
                     rec.update(_evidence_fields(item.evidence, target))
                     if gpu:
@@ -138,11 +137,3 @@ def _invalid_reason(opts: BuildOptions, item: verify.Item, gpu: bool) -> str:
     if gpu and not item.gpu.get("gpu_match"):
         return f"gpu mismatch: max_abs_err={item.gpu.get('max_abs_err')}"
     return ""
-
-
-def _tu(e: codegen.Emitted, cfg: str) -> str:
-    return {"cuda-forward": e.cuda_forward_tu, "cuda-backward": e.cuda_backward_tu, "cpu": e.cpu_tu}[cfg]
-
-
-def _ir(e: codegen.Emitted, cfg: str) -> str:
-    return {"cuda-forward": e.cuda_forward, "cuda-backward": e.cuda_backward, "cpu": e.cpu_forward}[cfg]

@@ -54,8 +54,8 @@ def compile_floor(programs, workdir: str) -> float:
     def run():
         items = []
         for k, p in enumerate(programs):
-            e = codegen.emit("bench", p.source, f"bench_cf_{k}")
-            items.append(verify.Item("bench", p, e.cuda_forward_tu, k))
+            unit = codegen.emit("bench", p.source, f"bench_cf_{k}", ("cuda-forward",))["cuda-forward"]
+            items.append(verify.Item("bench", p, unit.tu, k))
         verify.compile_cuda(items, ("_cuda_kernel_forward",), workdir, 16)
         verify.execute_cpu(items, 16)
     return timed(run)[0]

@@ -37,10 +37,6 @@ NEAR_DUP_THRESHOLD = 0.9
 NEAR_DUP_CAP = 2000  # rows per split fed to MinHash
 SHINGLE = 5
 TEXT_COLUMNS = ("python_source", "ir", "module_source")
-_EMITTED_IR = {"cuda-forward": ("cuda_forward", "cuda_forward_tu"),
-               "cuda-backward": ("cuda_backward", "cuda_backward_tu"),
-               "cpu": ("cpu_forward", "cpu_tu")}
-
 
 class UsageError(ValueError):
     """Bad arguments: reported as one line, exit 2."""
@@ -399,24 +395,23 @@ def check_determinism(all_tables: dict[str, dict[str, pa.Table]], k: int, seed: 
     details: list[str] = []
     by_program: dict[tuple, object] = {}
     for cfg, split, i in picks:
-        row = all_tables[cfg][split].slice(i, 1).select(
-            ["id", "seed", "index", "pass", "kernel_name", "normalized_sha256", *TEXT_COLUMNS]).to_pylist()[0]
+        columns = ["id", "seed", "index", "pass", "kernel_name", "normalized_sha256", "entry_point", *TEXT_COLUMNS]
+        row = all_tables[cfg][split].slice(i, 1).select(columns).to_pylist()[0]
         key = (row["seed"], split, row["index"], cats_by_cfg[cfg])
         try:
             if key not in by_program:
                 program, _, nsha = sample(row["seed"], split, row["index"], cats_by_cfg[cfg])
                 emitted = codegen.emit(f"seed={row['seed']} split={split} index={row['index']}", program.source,
-                                       f"wcir_{split}_{row['index']}")
+                                       f"wcir_{split}_{row['index']}", ("cuda-forward", "cuda-backward", "cpu"))
                 by_program[key] = (program, nsha, emitted)
             program, nsha, emitted = by_program[key]
         except Exception as exc:  # noqa: BLE001 - a row that cannot be regenerated is a failure, not a crash
             mismatches.append(row["id"])
             details.append(f"{row['id']}: {type(exc).__name__}")
             continue
-        ecfg = cfg if cfg in _EMITTED_IR else ("cuda-forward" if row["pass"] == "forward" else "cuda-backward")
-        ir_attr, tu_attr = _EMITTED_IR[ecfg]
-        diff = [name for name, want in (("python_source", program.source), ("ir", getattr(emitted, ir_attr)),
-                                        ("module_source", getattr(emitted, tu_attr)),
+        unit = emitted[cfg if cfg in TARGETS else f"cuda-{row['pass']}"]
+        diff = [name for name, want in (("python_source", program.source), ("ir", unit.ir),
+                                        ("module_source", unit.tu), ("entry_point", unit.entry),
                                         ("normalized_sha256", nsha)) if row[name] != want]
         if diff:
             mismatches.append(row["id"])

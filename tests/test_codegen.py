@@ -26,15 +26,24 @@ def scale_bodies(bodies: wp.array(dtype=Body), out: wp.array(dtype=float)):
 
 def test_emit_returns_hash_free_functions_and_full_units():
     e = codegen.emit("unit", SRC, "t_codegen")
-    assert e.cuda_forward.startswith('extern "C" __global__ void scale_bodies_cuda_kernel_forward(')
-    assert e.cuda_backward.startswith('extern "C" __global__ void scale_bodies_cuda_kernel_backward(')
-    assert "scale_bodies_cpu_kernel_forward(" in e.cpu_forward
-    assert "scale_bodies_cpu_forward(" in e.cpu_entry
-    assert e.cuda_forward in e.cuda_forward_tu and e.cuda_backward in e.cuda_backward_tu
-    assert "_cuda_kernel_backward" not in e.cuda_forward_tu
-    assert e.cpu_forward in e.cpu_tu
+    fwd, bwd, cpu = e["cuda-forward"], e["cuda-backward"], e["cpu"]
+    assert fwd.ir.startswith('extern "C" __global__ void scale_bodies_cuda_kernel_forward(')
+    assert bwd.ir.startswith('extern "C" __global__ void scale_bodies_cuda_kernel_backward(')
+    assert "scale_bodies_cpu_kernel_forward(" in cpu.ir
+    assert (fwd.entry, bwd.entry, cpu.entry) == (
+        "scale_bodies_cuda_kernel_forward", "scale_bodies_cuda_kernel_backward", "scale_bodies_cpu_forward")
+    assert f"void {cpu.entry}(" in cpu.tu
+    assert fwd.ir in fwd.tu and bwd.ir in bwd.tu and cpu.ir in cpu.tu
+    assert "_cuda_kernel_backward" not in fwd.tu
     # no machine-specific paths leak into the published translation units
-    assert "site-packages" not in e.cuda_backward_tu + e.cpu_tu
+    assert "site-packages" not in bwd.tu + cpu.tu
+
+
+def test_each_unit_is_the_same_alone_or_together():
+    together = codegen.emit("unit", SRC, "t_all", ("cuda-backward", "cpu", "cuda-forward"))
+    for config, unit in together.items():
+        alone = codegen.emit("unit", SRC, f"t_{config}", (config,))
+        assert alone == {config: unit}, config
 
 
 def test_emit_is_deterministic():

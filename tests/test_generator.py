@@ -18,10 +18,10 @@ def test_every_category_generates_and_codegens_for_all_targets(seed):
         p = generate(derive_rng(seed, "train", 0), category)
         ast.parse(p.source)
         e = codegen.emit(f"seed={seed} {category}", p.source, f"t_{category}")
-        assert f"{p.kernel_name}_cuda_kernel_forward(" in e.cuda_forward
-        assert f"{p.kernel_name}_cuda_kernel_backward(" in e.cuda_backward
-        assert f"{p.kernel_name}_cpu_kernel_forward(" in e.cpu_forward
-        assert e.cuda_forward_tu != e.cuda_backward_tu
+        assert f"{p.kernel_name}_cuda_kernel_forward(" in e["cuda-forward"].ir
+        assert f"{p.kernel_name}_cuda_kernel_backward(" in e["cuda-backward"].ir
+        assert f"{p.kernel_name}_cpu_kernel_forward(" in e["cpu"].ir
+        assert e["cuda-forward"].tu != e["cuda-backward"].tu
 
 
 def test_same_coordinates_same_program():

@@ -14,8 +14,7 @@ def _items(target, n=6, seed=5):
     out = []
     for index in range(n):
         program, _, _ = sample(seed, "train", index, CATEGORIES)
-        e = codegen.emit(f"index={index}", program.source, f"tv_{index}")
-        tu = {"cpu": e.cpu_tu, "cuda-forward": e.cuda_forward_tu, "cuda-backward": e.cuda_backward_tu}[target]
+        tu = codegen.emit(f"index={index}", program.source, f"tv_{index}", (target,))[target].tu
         out.append(verify.Item(f"index={index}", program, tu, verify.input_seed(seed, "train", index)))
     return out
 

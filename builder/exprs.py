@@ -11,21 +11,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from builder import exprs_linalg, exprs_scalar
 from builder import wtypes as T
 from builder.policy import Policy
+from builder.rng import pick
 from builder.scope import Scope, Var
-from builder.wtypes import Interval, WType, fmt_float, lit, mag
-
-
-@dataclass(frozen=True)
-class E:
-    code: str
-    t: WType
-    iv: Interval
-    varies: bool = False
+from builder.wtypes import E, Interval, WType, fmt_float, lit, mag
 
 
 @dataclass(frozen=True)
@@ -37,22 +30,6 @@ class FuncSig:
 
 
 NICE = (0.5, 2.0, 0.25, 1.5, 3.0, 0.1, 0.75, 1.0, 4.0, 0.2, 0.01, 10.0, 0.3, 0.9, 5.0)
-
-
-def choose(rng: random.Random, options: list[tuple[float, Callable]]) -> Callable:
-    """Weighted choice among options whose weight is positive (list order is the tie-break)."""
-    live = [(w, f) for w, f in options if w > 0]
-    r = rng.random() * sum(w for w, _ in live)
-    for w, f in live:
-        r -= w
-        if r <= 0:
-            return f
-    return live[-1][1]
-
-
-def pick(rng: random.Random, options: list[tuple[float, Callable[[], E]]]) -> E:
-    """Run the producer ``choose`` picks."""
-    return choose(rng, options)()
 
 
 class ExprGen:
@@ -122,7 +99,7 @@ class ExprGen:
 
     # -------------------------------------------------------------------- leaves
     def leaf(self, t: WType) -> E:
-        options: list[tuple[float, Callable[[], E]]] = []
+        options: list[tuple[float, object]] = []
         vars_ = self.scope.of_type(t)
         if vars_:
             options.append((4.0, lambda: self._var(vars_)))
@@ -191,8 +168,6 @@ class ExprGen:
         return self.build(t, depth)
 
     def build(self, t: WType, depth: int) -> E:
-        from builder import exprs_linalg, exprs_scalar  # family modules register producers
-
         if t.is_float:
             e = exprs_scalar.float_expr(self, t, depth)
         elif t.is_int:
@@ -204,8 +179,6 @@ class ExprGen:
         return self.squash(e)
 
     def cond(self, depth: int = 1) -> E:
-        from builder import exprs_scalar
-
         return exprs_scalar.cond_expr(self, depth)
 
     def call(self, t: WType, depth: int) -> E | None:

@@ -6,16 +6,12 @@ import math
 from typing import TYPE_CHECKING
 
 from builder import wtypes as T
-from builder.wtypes import WType, fmt_float, lit, mag
+from builder.exprs_linalg import reduce_to_float
+from builder.rng import pick
+from builder.wtypes import E, WType, fmt_float, lit, mag
 
 if TYPE_CHECKING:
-    from builder.exprs import E, ExprGen
-
-
-def _E(*args, **kw):
-    from builder.exprs import E
-
-    return E(*args, **kw)
+    from builder.exprs import ExprGen
 
 
 def _clip_iv(lo: float, hi: float) -> tuple[float, float]:
@@ -67,7 +63,7 @@ def unary(g: ExprGen, t: WType, depth: int) -> E:
     name = g.rng.choice(sorted(UNARY))
     guard, result = UNARY[name]
     a = _guard(g, g.gen(t, depth - 1), guard)
-    return _E(f"wp.{name}({a.code})", t, _clip_iv(*result(a.iv)), a.varies)
+    return E(f"wp.{name}({a.code})", t, _clip_iv(*result(a.iv)), a.varies)
 
 
 def binop(g: ExprGen, t: WType, depth: int) -> E:
@@ -77,9 +73,9 @@ def binop(g: ExprGen, t: WType, depth: int) -> E:
         if not (b.iv[0] > 0.05 or b.iv[1] < -0.05):
             b = g.positive(b, 1.0)
         lo_b = min(abs(b.iv[0]), abs(b.iv[1]))
-        return _E(f"({a.code} / {b.code})", t, T.sym(mag(a.iv) / lo_b), a.varies or b.varies)
+        return E(f"({a.code} / {b.code})", t, T.sym(mag(a.iv) / lo_b), a.varies or b.varies)
     iv = {"+": T.iv_add, "-": T.iv_sub, "*": T.iv_mul}[op](a.iv, b.iv)
-    return _E(f"({a.code} {op} {b.code})", t, iv, a.varies or b.varies)
+    return E(f"({a.code} {op} {b.code})", t, iv, a.varies or b.varies)
 
 
 def binary_math(g: ExprGen, t: WType, depth: int) -> E:
@@ -89,9 +85,9 @@ def binary_math(g: ExprGen, t: WType, depth: int) -> E:
     kind = rng.choice(["min", "max", "atan2", "pow", "copysign", "mod", "lerp", "clamp", "smoothstep", "hypot"])
     if kind in ("min", "max"):
         f = min if kind == "min" else max
-        return _E(f"wp.{kind}({a.code}, {b.code})", t, (f(a.iv[0], b.iv[0]), f(a.iv[1], b.iv[1])), v)
+        return E(f"wp.{kind}({a.code}, {b.code})", t, (f(a.iv[0], b.iv[0]), f(a.iv[1], b.iv[1])), v)
     if kind == "atan2":
-        return _E(f"wp.atan2({a.code}, {g.positive(b, 0.1).code})", t, (-1.571, 1.571), v)
+        return E(f"wp.atan2({a.code}, {g.positive(b, 0.1).code})", t, (-1.571, 1.571), v)
     if kind == "pow":
         base = g.bounded(g.positive(a, 0.1), 8.0) if mag(a.iv) > 8.0 or a.iv[0] < 0.1 else a
         if base.iv[0] < 0.1:
@@ -99,25 +95,25 @@ def binary_math(g: ExprGen, t: WType, depth: int) -> E:
         e = rng.choice([0.5, 1.5, 2.0, 3.0, -0.5, -1.0])
         expo = lit(t, e)
         vals = [base.iv[0] ** e, base.iv[1] ** e]
-        return _E(f"wp.pow({base.code}, {expo})", t, (min(vals), max(vals)), base.varies)
+        return E(f"wp.pow({base.code}, {expo})", t, (min(vals), max(vals)), base.varies)
     if kind == "copysign":
-        return _E(f"wp.copysign({a.code}, {b.code})", t, T.sym(mag(a.iv)), v)
+        return E(f"wp.copysign({a.code}, {b.code})", t, T.sym(mag(a.iv)), v)
     if kind == "mod":
         d = rng.choice([1.0, 2.0, 3.0, 6.283])
-        return _E(f"wp.mod({a.code}, {lit(t, d)})", t, T.sym(d), a.varies)
+        return E(f"wp.mod({a.code}, {lit(t, d)})", t, T.sym(d), a.varies)
     if kind == "lerp":
         s = g.fit(g.gen(t, depth - 1), (0.0, 1.0))
-        return _E(f"wp.lerp({a.code}, {b.code}, {s.code})", t, T.iv_union(a.iv, b.iv), v or s.varies)
+        return E(f"wp.lerp({a.code}, {b.code}, {s.code})", t, T.iv_union(a.iv, b.iv), v or s.varies)
     if kind == "clamp":
         lo = rng.choice([-2.0, -1.0, 0.0, -0.5])
         hi = lo + rng.choice([1.0, 2.0, 4.0])
-        return _E(f"wp.clamp({a.code}, {lit(t, lo)}, {lit(t, hi)})", t, (lo, hi), a.varies)
+        return E(f"wp.clamp({a.code}, {lit(t, lo)}, {lit(t, hi)})", t, (lo, hi), a.varies)
     if kind == "smoothstep":
         lo = rng.choice([-1.0, 0.0, 0.5])
-        return _E(f"wp.smoothstep({lit(t, lo)}, {lit(t, lo + 2.0)}, {a.code})", t, (0.0, 1.0), a.varies)
+        return E(f"wp.smoothstep({lit(t, lo)}, {lit(t, lo + 2.0)}, {a.code})", t, (0.0, 1.0), a.varies)
     # hypot, written out the way kernels usually do it; leaves, because each appears twice
     a, b = g.leaf(t), g.leaf(t)
-    return _E(f"wp.sqrt({a.code} * {a.code} + {b.code} * {b.code} + {lit(t, 0.01)})", t,
+    return E(f"wp.sqrt({a.code} * {a.code} + {b.code} * {b.code} + {lit(t, 0.01)})", t,
               (0.0, math.sqrt(mag(a.iv) ** 2 + mag(b.iv) ** 2 + 0.01)), v)
 
 
@@ -130,41 +126,38 @@ def convert(g: ExprGen, t: WType, depth: int) -> E:
     if t.is_int and src.is_float:
         a = g.bounded(a, 1000.0) if mag(a.iv) > 1000.0 else a
     if t == T.U32 and a.iv[0] < 0:
-        a = _E(f"wp.abs({a.code})", src, T.iv_abs(a.iv), a.varies)
+        a = E(f"wp.abs({a.code})", src, T.iv_abs(a.iv), a.varies)
     ctor = "float" if t == T.F32 and g.rng.random() < 0.3 else t.ctor
     lo, hi = a.iv
     if t.is_int:
         lo, hi = math.floor(lo) - 1, math.ceil(hi) + 1
-    return _E(f"{ctor}({a.code})", t, (lo, hi), a.varies)
+    return E(f"{ctor}({a.code})", t, (lo, hi), a.varies)
 
 
 def select(g: ExprGen, t: WType, depth: int) -> E:
     c = g.cond(depth - 1)
     a, b = g.gen(t, depth - 1), g.gen(t, depth - 1)
     # the condition alone does not count as variation: it may be true for every thread
-    return _E(f"wp.where({c.code}, {a.code}, {b.code})", t, T.iv_union(a.iv, b.iv), a.varies or b.varies)
+    return E(f"wp.where({c.code}, {a.code}, {b.code})", t, T.iv_union(a.iv, b.iv), a.varies or b.varies)
 
 
 def random_float(g: ExprGen, t: WType, depth: int) -> E:
     s = g.scope.rand_state
     kind = g.rng.choice(["randf", "randf_range", "randn", "noise", "pnoise"])
     if kind == "randf":
-        return _E(f"wp.randf({s})", t, (0.0, 1.0), True)
+        return E(f"wp.randf({s})", t, (0.0, 1.0), True)
     if kind == "randf_range":
         lo = g.rng.choice([-1.0, 0.0, 0.5])
-        return _E(f"wp.randf({s}, {lit(t, lo)}, {lit(t, lo + 2.0)})", t, (lo, lo + 2.0), True)
+        return E(f"wp.randf({s}, {lit(t, lo)}, {lit(t, lo + 2.0)})", t, (lo, lo + 2.0), True)
     if kind == "randn":
-        return _E(f"wp.randn({s})", t, (-6.0, 6.0), True)
+        return E(f"wp.randn({s})", t, (-6.0, 6.0), True)
     x = g.gen(t, depth - 1)
     if kind == "noise":
-        return _E(f"wp.noise({s}, {x.code})", t, (-1.0, 1.0), True)
-    return _E(f"wp.pnoise({s}, {x.code}, {g.rng.choice([2, 4, 8])})", t, (-1.0, 1.0), True)
+        return E(f"wp.noise({s}, {x.code})", t, (-1.0, 1.0), True)
+    return E(f"wp.pnoise({s}, {x.code}, {g.rng.choice([2, 4, 8])})", t, (-1.0, 1.0), True)
 
 
 def float_expr(g: ExprGen, t: WType, depth: int) -> E:
-    from builder.exprs import pick
-    from builder.exprs_linalg import reduce_to_float
-
     has_linalg = t == T.F32 and any(x.kind != "scalar" for x in g.policy.types())
     options = [
         (g.w("binop"), lambda: binop(g, t, depth)),
@@ -180,8 +173,6 @@ def float_expr(g: ExprGen, t: WType, depth: int) -> E:
 
 
 def int_expr(g: ExprGen, t: WType, depth: int) -> E:
-    from builder.exprs import pick
-
     rng = g.rng
 
     def arith() -> E:
@@ -191,44 +182,44 @@ def int_expr(g: ExprGen, t: WType, depth: int) -> E:
         if op == "*":
             b = g.literal(t, 1, 7)
         iv = {"+": T.iv_add, "-": T.iv_sub, "*": T.iv_mul}[op](a.iv, b.iv)
-        return _E(f"({a.code} {op} {b.code})", t, iv, a.varies or b.varies)
+        return E(f"({a.code} {op} {b.code})", t, iv, a.varies or b.varies)
 
     def divmod_() -> E:
         a = g.gen(t, depth - 1)
         d = rng.randint(2, 9)
         if rng.random() < 0.5:
-            return _E(f"({a.code} % {lit(t, d)})", t, (-(d - 1) if a.iv[0] < 0 else 0, d - 1), a.varies)
-        return _E(f"({a.code} // {lit(t, d)})", t, (math.floor(a.iv[0] / d), math.ceil(a.iv[1] / d)), a.varies)
+            return E(f"({a.code} % {lit(t, d)})", t, (-(d - 1) if a.iv[0] < 0 else 0, d - 1), a.varies)
+        return E(f"({a.code} // {lit(t, d)})", t, (math.floor(a.iv[0] / d), math.ceil(a.iv[1] / d)), a.varies)
 
     def bits() -> E:
         a = g.gen(t, depth - 1)
         if a.iv[0] < 0:
-            a = _E(f"wp.abs({a.code})", t, T.iv_abs(a.iv), a.varies)
+            a = E(f"wp.abs({a.code})", t, T.iv_abs(a.iv), a.varies)
         op = rng.choice(["&", "|", "^", ">>", "<<"])
         if op == ">>":
-            return _E(f"({a.code} >> {lit(t, rng.randint(1, 3))})", t, (0, a.iv[1]), a.varies)
+            return E(f"({a.code} >> {lit(t, rng.randint(1, 3))})", t, (0, a.iv[1]), a.varies)
         if op == "<<":
-            a = _E(f"({a.code} % {lit(t, 256)})", t, (0, 255), a.varies) if a.iv[1] > 255 else a
-            return _E(f"({a.code} << {lit(t, rng.randint(1, 3))})", t, (0, a.iv[1] * 8), a.varies)
+            a = E(f"({a.code} % {lit(t, 256)})", t, (0, 255), a.varies) if a.iv[1] > 255 else a
+            return E(f"({a.code} << {lit(t, rng.randint(1, 3))})", t, (0, a.iv[1] * 8), a.varies)
         m = rng.choice([1, 3, 7, 15, 31, 255])
         hi = m if op == "&" else a.iv[1] + m
-        return _E(f"({a.code} {op} {lit(t, m)})", t, (0, max(hi, a.iv[1]) + m), a.varies)
+        return E(f"({a.code} {op} {lit(t, m)})", t, (0, max(hi, a.iv[1]) + m), a.varies)
 
     def minmax() -> E:
         a, b = g.pair(t, depth - 1)
         k = rng.choice(["min", "max", "clamp", "abs"])
         v = a.varies or b.varies
         if k == "abs":
-            return _E(f"wp.abs({a.code})", t, T.iv_abs(a.iv), a.varies)
+            return E(f"wp.abs({a.code})", t, T.iv_abs(a.iv), a.varies)
         if k == "clamp":
             hi = rng.randint(4, 64)
-            return _E(f"wp.clamp({a.code}, {lit(t, 0)}, {lit(t, hi)})", t, (0, hi), a.varies)
+            return E(f"wp.clamp({a.code}, {lit(t, 0)}, {lit(t, hi)})", t, (0, hi), a.varies)
         f = min if k == "min" else max
-        return _E(f"wp.{k}({a.code}, {b.code})", t, (f(a.iv[0], b.iv[0]), f(a.iv[1], b.iv[1])), v)
+        return E(f"wp.{k}({a.code}, {b.code})", t, (f(a.iv[0], b.iv[0]), f(a.iv[1], b.iv[1])), v)
 
     def randi() -> E:
         hi = rng.randint(4, 100)
-        return _E(f"wp.randi({g.scope.rand_state}, 0, {hi})", t, (0, hi), True)
+        return E(f"wp.randi({g.scope.rand_state}, 0, {hi})", t, (0, hi), True)
 
     options = [
         (g.w("binop"), arith),
@@ -251,18 +242,18 @@ def cond_expr(g: ExprGen, depth: int) -> E:
         a = g.varying(a)
     if t.is_int:
         pivot = rng.randint(int(max(a.iv[0], -100)), int(min(a.iv[1], 100))) if a.iv[1] >= a.iv[0] else 0
-        b = _E(lit(t, pivot), t, (pivot, pivot))
+        b = E(lit(t, pivot), t, (pivot, pivot))
     elif rng.random() < 0.5:
         mid = (max(a.iv[0], -100.0) + min(a.iv[1], 100.0)) / 2.0
-        b = _E(lit(t, float(fmt_float(mid))), t, (mid, mid))
+        b = E(lit(t, float(fmt_float(mid))), t, (mid, mid))
     else:
         b = g.gen(t, max(depth - 1, 0))
     op = rng.choice(["<", ">", "<=", ">="] + (["!=", "=="] if t.is_int else []))
-    c = _E(f"{a.code} {op} {b.code}", T.BOOL, (0, 1), True)
+    c = E(f"{a.code} {op} {b.code}", T.BOOL, (0, 1), True)
     r = rng.random()
     if r < 0.12 and depth > 0:
         other = cond_expr(g, depth - 1)
-        return _E(f"({c.code}) {rng.choice(['and', 'or'])} ({other.code})", T.BOOL, (0, 1), True)
+        return E(f"({c.code}) {rng.choice(['and', 'or'])} ({other.code})", T.BOOL, (0, 1), True)
     if r < 0.17:
-        return _E(f"not ({c.code})", T.BOOL, (0, 1), True)
+        return E(f"not ({c.code})", T.BOOL, (0, 1), True)
     return c

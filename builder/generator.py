@@ -15,7 +15,7 @@ from builder.policy import POLICIES, Policy
 from builder.program import Param, Program
 from builder.scope import ArrayArg, Scope, Var
 from builder.stmts import Block, StmtGen, emit_atomic
-from builder.wtypes import WType
+from builder.wtypes import E, WType
 
 TID_NAMES = {1: (("i",), ("tid",), ("idx",)), 2: (("i", "j"), ("x", "y"), ("row", "col")),
              3: (("i", "j", "k"), ("x", "y", "z"))}
@@ -221,7 +221,5 @@ class _Builder:
                 emit_atomic(sg, a)
 
 
-def _own_read(a: ArrayArg, own: str):
-    from builder.exprs import E
-
+def _own_read(a: ArrayArg, own: str) -> E:
     return E(f"{a.name}[{own}]", a.dtype, a.iv, True)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable
+from typing import Any
 
 
 def stable_int(*parts: object, bits: int = 64) -> int:
@@ -21,3 +23,19 @@ def stable_int(*parts: object, bits: int = 64) -> int:
 def derive_rng(*parts: object) -> random.Random:
     """A private RNG for the coordinates ``parts`` (e.g. seed, split, index, attempt)."""
     return random.Random(stable_int(*parts))
+
+
+def choose(rng: random.Random, options: list[tuple[float, Any]]) -> Any:
+    """Weighted choice among options whose weight is positive (list order is the tie-break)."""
+    live = [(w, f) for w, f in options if w > 0]
+    r = rng.random() * sum(w for w, _ in live)
+    for w, f in live:
+        r -= w
+        if r <= 0:
+            return f
+    return live[-1][1]
+
+
+def pick(rng: random.Random, options: list[tuple[float, Callable[[], Any]]]) -> Any:
+    """Run the producer ``choose`` picks."""
+    return choose(rng, options)()

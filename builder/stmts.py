@@ -13,10 +13,11 @@ import random
 from dataclasses import dataclass, field
 
 from builder import wtypes as T
-from builder.exprs import E, ExprGen, choose
+from builder.exprs import ExprGen
 from builder.names import stem_for
+from builder.rng import choose
 from builder.scope import Var
-from builder.wtypes import WType, fmt_float, lit, mag
+from builder.wtypes import E, WType, fmt_float, lit, mag
 
 
 @dataclass
@@ -28,13 +29,6 @@ class Block:
         self.lines.append("    " * self.indent + text)
 
 
-@dataclass
-class Budget:
-    """Worst-case growth already spent on each additive accumulator (keyed by name)."""
-
-    spent: dict[str, float] = field(default_factory=dict)
-
-
 class StmtGen:
     def __init__(self, g: ExprGen, block: Block):
         self.g = g
@@ -44,7 +38,7 @@ class StmtGen:
         self.block = block
         self.trips = 1  # product of enclosing loop trip counts
         self.nesting = 0
-        self.budget = Budget()
+        self.spent: dict[str, float] = {}  # worst-case growth already spent per additive accumulator
         self.atomic_targets: list = []
 
     # ----------------------------------------------------------- declarations
@@ -66,7 +60,7 @@ class StmtGen:
         self.block.emit(f"{name} = {init}")
         bound = T.INT_CAP if t.is_int else T.FLOAT_CAP
         iv = (0, bound) if t == T.U32 else T.sym(bound)
-        self.budget.spent[name] = 0.0
+        self.spent[name] = 0.0
         # not "varying" until the loop has added a thread-dependent term (see accumulate)
         return self.scope.add(Var(name, t, iv, True, False))
 
@@ -99,14 +93,14 @@ class StmtGen:
     def update(self) -> None:
         v = self.rng.choice(self.updatable())
         e = self.g.gen(v.t, self.rng.randint(1, self.policy.depth - 1 or 1))
-        spent = self.budget.spent.get(v.name)
+        spent = self.spent.get(v.name)
         if spent is not None and self.rng.random() < 0.7:
             room = mag(v.iv) - spent
             grow = self.trips * mag(e.iv)
             if e.t.is_int and e.iv[0] < 0 and v.t == T.U32:
                 e = None
             if e is not None and grow <= room:
-                self.budget.spent[v.name] = spent + grow
+                self.spent[v.name] = spent + grow
                 op = "+=" if v.t == T.U32 or self.rng.random() < 0.6 else "-="
                 self.block.emit(f"{v.name} {op} {e.code}")
                 return
@@ -221,20 +215,20 @@ class StmtGen:
 
     def accumulate(self, acc: Var) -> None:
         """The loop's own accumulator always receives a thread-dependent term, within budget."""
-        room = (mag(acc.iv) - self.budget.spent[acc.name]) / (2 * self.trips)
+        room = (mag(acc.iv) - self.spent[acc.name]) / (2 * self.trips)
         bound = max(int(room), 1) if acc.t.is_int else room
         e = self.g.varying(self.g.gen(acc.t, self.rng.randint(1, 2)))
         if acc.t.is_float or acc.t.is_int:
             e = self.g.fit(e, (0, bound) if acc.t == T.U32 else T.sym(bound))
         elif mag(e.iv) > bound:
             e = E(f"wp.normalize({e.code}) * {fmt_float(min(bound, 1.0))}", e.t, T.sym(min(bound, 1.0)), True)
-        self.budget.spent[acc.name] += self.trips * mag(e.iv)
+        self.spent[acc.name] += self.trips * mag(e.iv)
         self.block.emit(f"{acc.name} += {e.code}")
 
     def use_accumulator(self, acc: Var) -> None:
         """Make the loop's result reach a later statement (and so an output)."""
         acc.varies = True
-        spent = self.budget.spent.pop(acc.name, 0.0)
+        spent = self.spent.pop(acc.name, 0.0)
         acc.iv = (0, spent) if acc.t == T.U32 else T.sym(max(spent, 1.0 if acc.t.is_float else 1))
 
     def vec_types(self) -> tuple[WType, ...]:

@@ -16,7 +16,7 @@ import re
 import tempfile
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -60,18 +60,38 @@ class Item:
     gpu: dict = field(default_factory=dict)  # gpu-verified only
 
 
-def name_disjoint_batches(items: list[Item], size: int) -> list[list[Item]]:
+def name_disjoint_batches(items: list[Item], size: int, names: Callable[[Item], set[str]]) -> list[list[Item]]:
     """Greedy, order-preserving grouping so no two programs in a module define the same name."""
     batches: list[tuple[set[str], list[Item]]] = []
     for it in items:
-        for names, batch in batches:
-            if len(batch) < size and not (names & it.program.names):
+        mine = names(it)
+        for taken, batch in batches:
+            if len(batch) < size and not (taken & mine):
                 batch.append(it)
-                names |= it.program.names
+                taken |= mine
                 break
         else:
-            batches.append((set(it.program.names), [it]))
+            batches.append((set(mine), [it]))
     return [b for _, b in batches]
+
+
+def python_names(it: Item) -> set[str]:
+    """Kernels, functions and structs a program defines (clash when executed into one Warp module)."""
+    return it.program.names
+
+
+def cuda_symbols(it: Item) -> set[str]:
+    """Functions and structs a translation unit defines, including the helpers Warp emits for builtins
+    written in Python (``norm_l1_0``...), which clash when translation units are concatenated."""
+    try:
+        body = codegen.split_tu(it.tu, "cuda")[1]
+    except ValueError:
+        return set()  # compiling it will fail and record why; batching needs no names from it
+    return {a or b for a, b in _DEFINITIONS.findall(body)}
+
+
+_DEFINITIONS = re.compile(r"^(?:static |extern \"C\" __global__ )?(?:CUDA_CALLABLE )?[\w:<>, ]*?\b(\w+)\(\s*$"
+                          r"|^struct (\w+)$", re.M)
 
 
 def bisect(batch: list[Item], attempt: Callable[[list[Item]], None], on_fail: Callable[[Item, str], None]) -> None:
@@ -122,7 +142,7 @@ def compile_cuda(items: list[Item], symbol_suffixes: tuple[str, ...], workdir: s
     def fail(it: Item, msg: str) -> None:
         it.evidence.compiled, it.evidence.error = False, f"nvrtc: {msg}"
 
-    for batch in name_disjoint_batches(items, batch_size):
+    for batch in name_disjoint_batches(items, batch_size, cuda_symbols):
         bisect(batch, attempt, fail)
 
 
@@ -143,7 +163,7 @@ def execute_cpu(items: list[Item], batch_size: int, backward: bool = True) -> No
     def fail(it: Item, msg: str) -> None:
         it.evidence.compiled, it.evidence.error = False, f"cpu compile: {msg}"
 
-    for batch in name_disjoint_batches(items, batch_size):
+    for batch in name_disjoint_batches(items, batch_size, python_names):
         bisect(batch, attempt, fail)
 
 
@@ -243,6 +263,3 @@ def verify(items: list[Item], target: str, level: str, cache: EvidenceCache, wor
             cache.put(it.program.source, f"execute:{it.input_seed}",
                       {k: getattr(sh.evidence, k) for k in (*EXEC_FIELDS, "error")})
 
-
-def evidence_dict(ev: Evidence) -> dict:
-    return asdict(ev)

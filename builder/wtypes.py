@@ -58,6 +58,16 @@ INTS = (I32, I64, U32)
 SCALARS = FLOATS + INTS
 
 
+@dataclass(frozen=True)
+class E:
+    """A generated expression: its code, its type, a bound on its value, and whether it differs per thread."""
+
+    code: str
+    t: WType
+    iv: Interval
+    varies: bool = False
+
+
 def struct_type(name: str, fields: tuple[tuple[str, WType], ...]) -> WType:
     return WType("struct", name, "struct", 0, fields)
 

@@ -1,5 +1,3 @@
-import tempfile
-
 import numpy as np
 import pytest
 
@@ -35,7 +33,8 @@ def test_rows_compile_and_execute_with_evidence(target, tmp_path):
 def test_failing_batch_is_bisected_to_the_bad_row(tmp_path):
     items = _items("cuda-forward", n=4)
     broken = items[2]
-    broken.tu = broken.tu.replace("wp::", "wp_broken::", 1)
+    broken.tu = broken.tu.replace("builtin_tid1d()", "undefined_tid()").replace("builtin_tid2d(", "undefined_tid(")
+    broken.tu = broken.tu.replace("builtin_tid3d(", "undefined_tid(")
     verify.compile_cuda(items, ("_cuda_kernel_forward",), str(tmp_path), batch_size=4)
     assert [it.evidence.compiled for it in items] == [True, True, False, True]
     assert "nvrtc" in broken.evidence.error
@@ -84,4 +83,14 @@ def test_kernel_cache_does_not_grow(tmp_path):
     verify.execute_cpu(items, batch_size=3)
     after = len(os.listdir(wp.config.kernel_cache_dir))
     assert after <= before
-    assert tempfile.gettempdir()
+
+
+def test_batches_keep_warp_helper_functions_apart():
+    # wp.norm_l1 is written in Python inside Warp, so each module carries its own norm_l1_0 helper;
+    # two such translation units cannot be concatenated into one batch.
+    src = ("import warp as wp\n\n\n@wp.kernel\ndef {k}(a: wp.array(dtype=wp.vec3), o: wp.array(dtype=float)):\n"
+           "    i = wp.tid()\n    o[i] = wp.norm_l1(a[i])\n")
+    program, _, _ = sample(5, "train", 0, CATEGORIES)
+    units = [codegen.emit(k, src.format(k=k), f"tb_{k}", ("cuda-forward",))["cuda-forward"] for k in ("ka", "kb")]
+    items = [verify.Item("x", program, u.tu, 0) for u in units]
+    assert [len(b) for b in verify.name_disjoint_batches(items, 16, verify.cuda_symbols)] == [1, 1]

@@ -218,48 +218,52 @@ EXEC_FIELDS = ("executed", "outputs_finite", "outputs_nondegenerate", "grads_fin
                "grad_checksum")
 
 
+def _cached(items: list[Item], key, run: Callable[[list[Item]], None], cache: EvidenceCache,
+            fields: tuple[str, ...]) -> dict[int, dict]:
+    """Evidence records for ``items``: from the cache, or computed by ``run`` on the misses and stored."""
+    records, misses = {}, []
+    for n, it in enumerate(items):
+        hit = cache.get(it.program.source, key(it))
+        if hit is None:
+            misses.append(n)
+        else:
+            records[n] = hit
+    if misses:
+        fresh = [Item(items[n].label, items[n].program, items[n].tu, items[n].input_seed) for n in misses]
+        run(fresh)
+        for n, it in zip(misses, fresh):
+            records[n] = {k: getattr(it.evidence, k) for k in (*fields, "error")}
+            cache.put(it.program.source, key(it), records[n])
+    return records
+
+
 def verify(items: list[Item], target: str, level: str, cache: EvidenceCache, workdir: str,
            batch_size: int = 16) -> None:
-    """Fill ``item.evidence`` for ``target`` in {"cuda-forward", "cuda-backward", "cpu"} at ``level``."""
+    """Fill ``item.evidence`` for ``target`` in {"cuda-forward", "cuda-backward", "cpu"} at ``level``.
+
+    One CPU compile (with adjoints) per program gives both the cpu config's compile evidence and the
+    execution evidence of every config, so it is cached under one key and never repeated in a build.
+    """
     if level == "none":
         return
-    compile_key = f"compile:{target}"
-    todo = []
-    for it in items:
-        hit = cache.get(it.program.source, compile_key)
-        if hit is None:
-            todo.append(it)
-        else:
-            for k in (*COMPILE_FIELDS, "error"):
-                setattr(it.evidence, k, hit.get(k, getattr(it.evidence, k)))
+    cpu = {}
+    if target == "cpu" or level == "execute":
+        cpu = _cached(items, lambda it: f"cpu:{it.input_seed}", lambda fresh: execute_cpu(fresh, batch_size), cache,
+                      ("compiled", "compile_target", *EXEC_FIELDS))
     if target == "cpu":
-        execute_cpu(todo, batch_size)
-        for it in todo:
-            cache.put(it.program.source, f"execute:{it.input_seed}",
-                      {k: getattr(it.evidence, k) for k in (*EXEC_FIELDS, "error")})
+        compiled = cpu
     else:
         suffixes = ("_cuda_kernel_forward",) + (("_cuda_kernel_backward",) if target == "cuda-backward" else ())
-        compile_cuda(todo, suffixes, workdir, batch_size)
-    for it in todo:
-        cache.put(it.program.source, compile_key, {k: getattr(it.evidence, k) for k in (*COMPILE_FIELDS, "error")})
-    if level != "execute":
-        return
-    pending = []
-    for it in items:
-        hit = cache.get(it.program.source, f"execute:{it.input_seed}")
-        if hit is None:
-            pending.append(it)
-        else:
+        compiled = _cached(items, lambda it: f"compile:{target}",
+                           lambda fresh: compile_cuda(fresh, suffixes, workdir, batch_size), cache, COMPILE_FIELDS)
+    for n, it in enumerate(items):
+        ev = it.evidence
+        for k in COMPILE_FIELDS:
+            if k in compiled[n]:
+                setattr(ev, k, compiled[n][k])
+        ev.error = compiled[n]["error"]
+        if level == "execute":
             for k in EXEC_FIELDS:
-                setattr(it.evidence, k, hit[k])
-    if pending:
-        shadow = [Item(it.label, it.program, it.tu, it.input_seed) for it in pending]
-        execute_cpu(shadow, batch_size)
-        for it, sh in zip(pending, shadow):
-            for k in EXEC_FIELDS:
-                setattr(it.evidence, k, getattr(sh.evidence, k))
-            if not sh.evidence.executed or not sh.evidence.compiled:
-                it.evidence.error = it.evidence.error or sh.evidence.error
-            cache.put(it.program.source, f"execute:{it.input_seed}",
-                      {k: getattr(sh.evidence, k) for k in (*EXEC_FIELDS, "error")})
-
+                setattr(ev, k, cpu[n][k])
+            if not (cpu[n]["compiled"] and cpu[n]["executed"]):
+                ev.error = ev.error or cpu[n]["error"]

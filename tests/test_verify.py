@@ -40,14 +40,16 @@ def test_failing_batch_is_bisected_to_the_bad_row(tmp_path):
     assert "nvrtc" in broken.evidence.error
 
 
-def test_evidence_cache_is_shared_across_configs(tmp_path):
-    cache = verify.EvidenceCache(str(tmp_path / "ev"))
-    items = _items("cpu", n=2)
-    verify.verify(items, "cpu", "execute", cache, str(tmp_path))
-    again = _items("cuda-forward", n=2)
-    # execution evidence comes from the cache: no CPU compile happens for the second config
-    for it in again:
-        assert cache.get(it.program.source, f"execute:{it.input_seed}") is not None
+def test_one_cpu_compile_serves_every_config(tmp_path, monkeypatch):
+    cache, calls, real = verify.EvidenceCache(str(tmp_path / "ev")), [], verify.execute_cpu
+    monkeypatch.setattr(verify, "execute_cpu", lambda items, size: (calls.append(len(items)), real(items, size)))
+    fwd = _items("cuda-forward", n=2)
+    verify.verify(fwd, "cuda-forward", "execute", cache, str(tmp_path))
+    cpu = _items("cpu", n=2)
+    verify.verify(cpu, "cpu", "execute", cache, str(tmp_path))
+    assert calls == [2]  # the cpu config reused the CPU build and run made for cuda-forward's execution check
+    assert all(it.evidence.valid and it.evidence.compile_target == "cpu" for it in cpu)
+    assert [it.evidence.output_checksum for it in cpu] == [it.evidence.output_checksum for it in fwd]
 
 
 def test_device_comparison_harness_cpu_vs_cpu():

@@ -65,8 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("warp-cuda-ir: interrupted; nothing was written", file=sys.stderr)
         return 130
-    except RuntimeError as exc:
-        print(f"warp-cuda-ir: error: {exc}", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - one line, not a traceback; the root cause names the row
+        while exc.__cause__ is not None:  # datasets wraps worker errors in DatasetGenerationError
+            exc = exc.__cause__
+        print(f"warp-cuda-ir: error: {type(exc).__name__}: {exc}".splitlines()[0], file=sys.stderr)
         return 1
     for cfg, sizes in stats.items():
         print(f"{cfg}: " + ", ".join(f"{s}={n}" for s, n in sizes.items()))

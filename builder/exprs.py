@@ -121,7 +121,7 @@ class ExprGen:
     def _var(self, vars_: list[Var]) -> E:
         varying = [v for v in vars_ if v.varies]
         v = self.rng.choice(varying if varying and self.rng.random() < 0.8 else vars_)
-        return E(v.name, v.t, v.iv, v.varies)
+        return E(v.name, v.t, v.iv, v.varies, v.value or v.name)
 
     def index_exprs(self, name: str) -> list[str]:
         """In-bounds indices into an input array shaped like the launch grid."""
@@ -189,13 +189,17 @@ class ExprGen:
         args = [self.fit(self.varying(self.gen(pt, depth - 1)), piv) for _, pt, piv in f.params]
         return E(f"{f.name}({', '.join(a.code for a in args)})", t, f.ret_iv, any(a.varies for a in args))
 
-    def tid_term(self, t: WType) -> E:
-        """An expression of type ``t`` that always differs between threads (or between calls)."""
-        src, (lo, hi) = self.scope.vary_source
+    def tid_term(self, t: WType, source: tuple[str, Interval] | None = None) -> E:
+        """An expression of type ``t`` that always differs between threads (or between calls), built from
+        ``source`` (a float32 expression and its interval) or else from the scope's thread index."""
+        src, (lo, hi) = source or self.scope.vary_source
         if t == T.F32:
             return E(src, t, (lo, hi), True)
         if t.is_float:
             return E(f"{t.ctor}({src})", t, (lo, hi), True)
+        if t.is_int and self.scope.tid and source is None:
+            tid = " + ".join(self.scope.tid)
+            return E(f"({tid})" if t == T.I32 else f"{t.ctor}({tid})", t, (0, 765), True)
         if t.is_int:
             inner = f"wp.abs({src})" if t == T.U32 else src
             b = mag((lo, hi)) * 10.0
@@ -209,18 +213,28 @@ class ExprGen:
         return E(code, t, T.sym(mag((lo, hi))), True)
 
     def strong(self, e: E) -> E:
-        """For stored values: unless ``e`` reads an input at the thread's own index (random data, so
-        different per thread), add such a read or the thread index. Interval "varies" tracking is
-        optimistic (``idx - tid`` varies in form, not in value); this makes outputs provably non-constant."""
+        """For stored values: unless ``e`` varies and reads an input at the thread's own index (random
+        data, so different per thread), add such a read. Interval "varies" tracking is optimistic
+        (``(f - t) + t`` varies in form, not in value); this makes outputs non-constant."""
         own = f"[{', '.join(self.scope.tid)}]"
-        ins = [a for a in self.scope.inputs(e.t)]
-        if any(f"{a.name}{own}" in e.code for a in self.scope.inputs()):
+        if e.varies and any(f"{a.name}{own}" in e.code for a in self.scope.inputs()):
             return e
-        term = E(f"{ins[0].name}{own}", e.t, ins[0].iv, True) if ins else self.tid_term(e.t)
+        same = self.scope.inputs(e.t)
+        floats = [a for a in self.scope.inputs() if a.dtype in T.FLOATS]
+        if same:
+            term = E(f"{same[0].name}{own}", e.t, same[0].iv, True)
+        elif floats:
+            a = floats[0]
+            read = f"{a.name}{own}" if a.dtype == T.F32 else f"float({a.name}{own})"
+            term = self.tid_term(e.t, (read, a.iv))
+        elif e.t.is_int and self.scope.tid:
+            # not the plain thread index: the expression may already hold it with a minus sign
+            tid = f"({' + '.join(self.scope.tid)}) % 13 * 7"
+            term = E(f"({tid})" if e.t == T.I32 else f"{e.t.ctor}({tid})", e.t, (0, 84), True)
+        else:
+            term = self.tid_term(e.t)
         if e.t.kind in ("quat", "transform"):
             return E(f"({e.code} * {term.code})", e.t, e.iv, True)
-        if e.t == T.U32:
-            return E(f"({e.code} ^ {term.code})", e.t, (0, 2 * max(mag(e.iv), mag(term.iv)) + 1), True)
         return self.squash(E(f"({e.code} + {term.code})", e.t, T.iv_add(e.iv, term.iv), True))
 
     def pair(self, t: WType, depth: int) -> tuple[E, E]:
@@ -228,7 +242,7 @@ class ExprGen:
         a = self.gen(t, depth)
         for _ in range(3):
             b = self.gen(t, depth)
-            if b.code != a.code:
+            if b.ident != a.ident:
                 return a, b
         return a, self.tid_term(t)
 

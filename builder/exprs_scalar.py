@@ -33,9 +33,9 @@ UNARY = {
     "rint": (None, lambda iv: (round(iv[0]) - 1, round(iv[1]) + 1)),
     "trunc": (None, lambda iv: (math.trunc(iv[0]), math.trunc(iv[1]))),
     "frac": (None, lambda iv: (-1.0, 1.0)),
-    "sign": (None, lambda iv: (-1.0, 1.0)),
-    "step": (None, lambda iv: (0.0, 1.0)),
-    "nonzero": (None, lambda iv: (0.0, 1.0)),
+    "sign": (None, lambda iv: (-1.0 if iv[0] < 0 else 1.0, 1.0 if iv[1] >= 0 else -1.0)),
+    "step": (None, lambda iv: (0.0 if iv[1] >= 0 else 1.0, 1.0 if iv[0] < 0 else 0.0)),
+    "nonzero": (None, lambda iv: (0.0 if iv[0] <= 0 <= iv[1] else 1.0, 1.0)),
     "degrees": (None, lambda iv: (iv[0] * 57.3, iv[1] * 57.3)),
     "radians": (None, lambda iv: (iv[0] / 57.2, iv[1] / 57.2)),
     "exp": (("bounded", 8.0), lambda iv: (math.exp(iv[0]), math.exp(iv[1]))),
@@ -63,7 +63,9 @@ def unary(g: ExprGen, t: WType, depth: int) -> E:
     name = g.rng.choice(sorted(UNARY))
     guard, result = UNARY[name]
     a = _guard(g, g.gen(t, depth - 1), guard)
-    return E(f"wp.{name}({a.code})", t, _clip_iv(*result(a.iv)), a.varies)
+    iv = _clip_iv(*result(a.iv))
+    # sign() of a positive value, say, is the same for every thread
+    return E(f"wp.{name}({a.code})", t, iv, a.varies and iv[0] != iv[1])
 
 
 def binop(g: ExprGen, t: WType, depth: int) -> E:
@@ -107,7 +109,8 @@ def binary_math(g: ExprGen, t: WType, depth: int) -> E:
     if kind == "clamp":
         lo = rng.choice([-2.0, -1.0, 0.0, -0.5])
         hi = lo + rng.choice([1.0, 2.0, 4.0])
-        return E(f"wp.clamp({a.code}, {lit(t, lo)}, {lit(t, hi)})", t, (lo, hi), a.varies)
+        saturated = a.iv[1] <= lo or a.iv[0] >= hi
+        return E(f"wp.clamp({a.code}, {lit(t, lo)}, {lit(t, hi)})", t, (lo, hi), a.varies and not saturated)
     if kind == "smoothstep":
         lo = rng.choice([-1.0, 0.0, 0.5])
         return E(f"wp.smoothstep({lit(t, lo)}, {lit(t, lo + 2.0)}, {a.code})", t, (0.0, 1.0), a.varies)

@@ -21,6 +21,7 @@ class Var:
     iv: Interval
     mutable: bool = True  # False for loop counters, tid indices and kernel params
     varies: bool = True  # depends on the thread index (keeps outputs non-constant)
+    value: str = ""  # ident of the value it holds; reset to its own name when it is assigned again
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ class StmtGen:
         if e.t.kind == "scalar" and code.lstrip("-").replace(".", "", 1).isdigit():
             code = f"{e.t.ctor}({code})"  # a bare literal would be a Warp constant, immutable in loops
         self.block.emit(f"{name} = {code}")
-        return self.scope.add(Var(name, e.t, iv or e.iv, True, e.varies))
+        return self.scope.add(Var(name, e.t, iv or e.iv, True, e.varies, e.ident))
 
     def declare_accumulator(self, t: WType) -> Var:
         """A loop-carried value with a wide declared range and a zero start."""
@@ -93,6 +93,9 @@ class StmtGen:
     def update(self) -> None:
         v = self.rng.choice(self.updatable())
         e = self.g.gen(v.t, self.rng.randint(1, self.policy.depth - 1 or 1))
+        if e.ident == (v.value or v.name):
+            e = self.g.tid_term(v.t)  # v = max(v, v) changes nothing
+        v.value = v.name
         spent = self.spent.get(v.name)
         if spent is not None and self.rng.random() < 0.7:
             room = mag(v.iv) - spent
@@ -257,6 +260,10 @@ def emit_atomic(sg: StmtGen, arr) -> None:
     e = g.strong(g.gen(arr.dtype, rng.randint(1, sg.policy.depth)))
     if arr.dtype.is_float or arr.dtype.is_int:
         e = g.fit(e, (-100, 100) if arr.dtype != T.U32 else (0, 100))
+    if arr.dtype.is_int and arr.op in ("min", "max"):
+        # the extremum of many small integers saturates to the same value in every bin; the thread
+        # index makes each bin's extremum its own
+        e = E(f"({e.code} + {' + '.join(sg.scope.tid)})", e.t, T.iv_add(e.iv, (0, 765)), True)
     op = arr.op
     if op == "add" and rng.random() < 0.25:
         sg.block.emit(f"{arr.name}[{idx}] += {e.code}")

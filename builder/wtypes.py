@@ -66,6 +66,12 @@ class E:
     t: WType
     iv: Interval
     varies: bool = False
+    key: str = ""  # what the value is, when a variable is a plain copy of another value
+
+    @property
+    def ident(self) -> str:
+        """Two expressions with the same ident have the same value (``rho = rate`` aliases ``rate``)."""
+        return self.key or self.code
 
 
 def struct_type(name: str, fields: tuple[tuple[str, WType], ...]) -> WType:

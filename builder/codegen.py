@@ -11,7 +11,9 @@ whose ``__name__`` is a private Warp module.
 
 from __future__ import annotations
 
+import atexit
 import linecache
+import os
 import re
 import shutil
 import sys
@@ -57,12 +59,24 @@ def _unit_spec(config: str) -> tuple[str, bool, str, str]:
 _initialised_cache: str | None = None
 
 
-def init(cache_dir: str | None = None) -> str:
-    """Initialise Warp once per process, with a private kernel cache when we own the process."""
+KERNEL_CACHE_ENV = "WARP_CUDA_IR_KERNEL_CACHE"  # a build's own directory, shared by its worker processes
+
+
+def init() -> str:
+    """Initialise Warp once per process, with a private kernel cache when we own the process.
+
+    The cache lives in ``$WARP_CUDA_IR_KERNEL_CACHE`` (the CLI points it into the build's work directory,
+    removed at the end) or in a temporary directory removed when the process exits; ``release`` deletes
+    each module's files as soon as it is done, so it never grows during a build.
+    """
     global _initialised_cache
     if _initialised_cache is None:
         if _ctx.runtime is None:
-            wp.config.kernel_cache_dir = cache_dir or tempfile.mkdtemp(prefix="warp_cuda_ir_cache_")
+            cache = os.environ.get(KERNEL_CACHE_ENV)
+            if not cache:
+                cache = tempfile.mkdtemp(prefix="warp_cuda_ir_cache_")
+                atexit.register(shutil.rmtree, cache, ignore_errors=True)
+            wp.config.kernel_cache_dir = cache
         wp.config.log_level = wp.LOG_WARNING
         wp.config.verbose_warnings = False
         wp.init()

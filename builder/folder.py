@@ -12,6 +12,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from builder import codegen
 from builder.config import BuildOptions
 from builder.schema import SPLITS
 
@@ -59,8 +60,10 @@ def build_folder(options: list[BuildOptions], out: Path, num_proc: int, overwrit
     staging = out.parent / f".{out.name}.partial-{uuid.uuid4().hex[:8]}"
     staging.mkdir()
     work = Path(tempfile.mkdtemp(prefix="warp_cuda_ir_build_"))
+    saved_cache = os.environ.get(codegen.KERNEL_CACHE_ENV)
     try:
         evidence = str(work / "evidence")  # shared by all configs: each program compiles once per target
+        os.environ[codegen.KERNEL_CACHE_ENV] = str(work / "kernel_cache")  # inherited by worker processes
         stats = {}
         for opts in options:
             opts = BuildOptions(**{**opts.__dict__, "evidence_dir": evidence})
@@ -77,5 +80,9 @@ def build_folder(options: list[BuildOptions], out: Path, num_proc: int, overwrit
             os.replace(staging, out)
         return stats
     finally:
+        if saved_cache is None:
+            os.environ.pop(codegen.KERNEL_CACHE_ENV, None)
+        else:
+            os.environ[codegen.KERNEL_CACHE_ENV] = saved_cache
         shutil.rmtree(staging, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)

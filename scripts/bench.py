@@ -5,7 +5,8 @@
 (a) bare Warp: build + codegen of the three outputs per program (what the project cannot beat);
 (b) end-to-end rows/s per config through the datasets builder, writing Parquet (verify=none);
 (c) num_proc=1 vs 2; (d) verify=execute rows/s next to the bare compile floor (batched NVRTC +
-CPU compile + launches, no bookkeeping). Prints a Markdown table and peak RSS.
+CPU compile + launches, no bookkeeping); (e) resident memory while one process generates
+``--memory-rows`` rows (verify=none), sampled along the way. Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from builder import codegen, verify  # noqa: E402
+from builder.config import BuildOptions  # noqa: E402
 from builder.policy import CATEGORIES  # noqa: E402
-from builder.records import sample  # noqa: E402
+from builder.records import rows, sample  # noqa: E402
 from warp_cuda_ir import WarpCudaIR  # noqa: E402
 
 
@@ -61,11 +63,29 @@ def compile_floor(programs, workdir: str) -> float:
     return timed(run)[0]
 
 
+def rss_mib() -> float:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
+
+
+def memory_profile(n: int) -> list[tuple[int, float]]:
+    """RSS after k rows, for k at 10%, 25%, 50%, 75% and 100% of ``n`` (flat means no per-row leak)."""
+    opts = BuildOptions(config="cuda-backward", seed=1, num_train=n, num_validation=0, num_test=0, verify="none")
+    marks, out = {max(1, n * p // 100) for p in (10, 25, 50, 75, 100)}, []
+    for k, _ in enumerate(rows(opts, "train", 0, n), start=1):
+        if k in marks:
+            out.append((k, rss_mib()))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=120)
     ap.add_argument("--execute-rows", type=int, default=32)
+    ap.add_argument("--memory-rows", type=int, default=2000)
+    ap.add_argument("--scaling-rows", type=int, default=240)
     args = ap.parse_args()
+    memory = memory_profile(args.memory_rows)
     n = args.rows
     t_gen, sampled = timed(lambda: [sample(0, "train", i, CATEGORIES)[0] for i in range(n)])
     t_floor = bare_floor(sampled)
@@ -78,8 +98,9 @@ def main() -> None:
         for cfg in ("cuda-forward", "cuda-backward", "cpu"):
             r = n / builder_rows(cfg, n, 1, "none", out)
             lines.append(f"| (b) {cfg}, verify=none, num_proc=1 | {r:.1f} | {r / floor:.2f} |")
-        r1 = n / builder_rows("cuda-forward", n, 1, "none", out / "p")
-        r2 = n / builder_rows("cuda-forward", n, 2, "none", out / "p")
+        ns = args.scaling_rows
+        r1 = ns / builder_rows("cuda-forward", ns, 1, "none", out / "p")
+        r2 = ns / builder_rows("cuda-forward", ns, 2, "none", out / "p")
         lines.append(f"| (c) cuda-forward, num_proc=2 vs 1 | {r2:.1f} vs {r1:.1f} | scaling {r2 / r1:.2f}x |")
         m = args.execute_rows
         t_cf = compile_floor(sampled[:m], tmp)
@@ -88,7 +109,10 @@ def main() -> None:
         lines.append(f"| (d) cuda-forward, verify=execute | {re_:.2f} | {re_ / (m / t_cf):.2f} of compile floor |")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print("\n".join(lines))
-    print(f"\npeak RSS of the benchmark process: {rss:.0f} MiB (rows={n}, execute rows={m})")
+    print("\n(e) resident memory while generating cuda-backward rows in one process (verify=none):\n")
+    print("| rows generated | RSS (MiB) |\n|---|---|")
+    print("\n".join(f"| {k} | {mib:.0f} |" for k, mib in memory))
+    print(f"\npeak RSS of the benchmark process: {rss:.0f} MiB (rows={n}, scaling rows={ns}, execute rows={m})")
 
 
 if __name__ == "__main__":

@@ -213,29 +213,35 @@ class ExprGen:
         return E(code, t, T.sym(mag((lo, hi))), True)
 
     def strong(self, e: E) -> E:
-        """For stored values: unless ``e`` varies and reads an input at the thread's own index (random
-        data, so different per thread), add such a read. Interval "varies" tracking is optimistic
-        (``(f - t) + t`` varies in form, not in value); this makes outputs non-constant."""
+        """For stored values: unless ``e`` varies and reads an input at the thread's own index (random data,
+        so different per thread) outside any ``wp.where`` (whose branch may never be taken), add such a read.
+        The read is one ``e`` does not already contain, so it cannot cancel (``(f - t) + t``)."""
         own = f"[{', '.join(self.scope.tid)}]"
-        if e.varies and any(f"{a.name}{own}" in e.code for a in self.scope.inputs()):
+        if e.varies and "wp.where(" not in e.code and any(f"{a.name}{own}" in e.code for a in self.scope.inputs()):
             return e
-        same = self.scope.inputs(e.t)
-        floats = [a for a in self.scope.inputs() if a.dtype in T.FLOATS]
-        if same:
-            term = E(f"{same[0].name}{own}", e.t, same[0].iv, True)
-        elif floats:
-            a = floats[0]
-            read = f"{a.name}{own}" if a.dtype == T.F32 else f"float({a.name}{own})"
-            term = self.tid_term(e.t, (read, a.iv))
-        elif e.t.is_int and self.scope.tid:
-            # not the plain thread index: the expression may already hold it with a minus sign
-            tid = f"({' + '.join(self.scope.tid)}) % 13 * 7"
-            term = E(f"({tid})" if e.t == T.I32 else f"{e.t.ctor}({tid})", e.t, (0, 84), True)
-        else:
-            term = self.tid_term(e.t)
+        term = next((x for x in self.own_reads(e.t, own) if x.code not in e.code), None)
+        if term is None:  # no unused input: a non-linear function of the thread index
+            tid = " + ".join(self.scope.tid)
+            if e.t.is_int:
+                code = f"(({tid}) % 13 * 7)"
+                term = E(code if e.t == T.I32 else f"{e.t.ctor}{code}", e.t, (0, 84), True)
+            else:
+                term = self.tid_term(e.t, (f"wp.sin(float({tid}) * 0.37)", (-1.0, 1.0)))
         if e.t.kind in ("quat", "transform"):
             return E(f"({e.code} * {term.code})", e.t, e.iv, True)
         return self.squash(E(f"({e.code} + {term.code})", e.t, T.iv_add(e.iv, term.iv), True))
+
+    def own_reads(self, t: WType, own: str) -> list[E]:
+        """Expressions of type ``t`` made from this thread's element of each input array."""
+        out = [E(f"{a.name}{own}", t, a.iv, True) for a in self.scope.inputs(t)]
+        for a in self.scope.inputs():
+            read = f"{a.name}{own}"
+            src = {"float64": f"float({read})"}.get(a.dtype.scalar, read) if a.dtype.is_float else {
+                "vec": f"{read}[0]", "quat": f"{read}[0]", "mat": f"{read}[0, 0]"}.get(a.dtype.kind)
+            if src is not None:
+                iv = (-1.0, 1.0) if a.dtype.kind == "quat" else a.iv
+                out.append(self.tid_term(t, (src, iv)))
+        return out
 
     def pair(self, t: WType, depth: int) -> tuple[E, E]:
         """Two operands that are not the same expression (``x - x`` teaches nothing)."""

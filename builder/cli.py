@@ -9,6 +9,8 @@ import argparse
 import sys
 from pathlib import Path
 
+import datasets
+
 from builder.config import DEFAULT_SIZES, BuildOptions, ConfigError
 from builder.folder import OutputExists, build_folder
 from builder.policy import CATEGORIES
@@ -66,7 +68,9 @@ def main(argv: list[str] | None = None) -> int:
         print("warp-cuda-ir: interrupted; nothing was written", file=sys.stderr)
         return 130
     except Exception as exc:  # noqa: BLE001 - one line, not a traceback; the root cause names the row
-        while exc.__cause__ is not None:  # datasets wraps worker errors in DatasetGenerationError
+        # datasets wraps a worker's error in DatasetGenerationError (whose cause, across processes,
+        # carries the remote traceback as its own cause): report the worker's error itself
+        while isinstance(exc, datasets.exceptions.DatasetGenerationError) and exc.__cause__ is not None:
             exc = exc.__cause__
         print(f"warp-cuda-ir: error: {type(exc).__name__}: {exc}".splitlines()[0], file=sys.stderr)
         return 1

@@ -83,7 +83,9 @@ class _Builder:
         r, p = self.rng, self.policy
         name = self.scope.fresh(r, r.choice(N.FUNC_NAMES))
         types = [t for t in p.types() if t.kind in ("scalar", "vec", "quat")] or [T.F32]
-        scope = Scope(used_names={"wp", "float", "int", "range", "min", "max", "abs", name})
+        # parameters and locals must not shadow the module's other functions and structs
+        scope = Scope(used_names={"wp", "float", "int", "range", "min", "max", "abs", name,
+                                  *(f.name for f in self.funcs), *self.structs})
         params = []
         for k in range(r.randint(1, 3)):
             t = T.F32 if k == 0 else r.choice(types)  # the first float32 is what "varies" falls back on

@@ -53,3 +53,16 @@ def test_policy_validates_itself():
     with pytest.raises(ValueError, match="unknown types"):
         Policy("bad", ("f32", "float128"))
     assert len(POLICIES) >= 12
+
+
+def test_no_local_shadows_a_module_level_function_or_struct():
+    # Warp resolves calls by name: a parameter called like a @wp.func makes the program invalid
+    for index in range(1500):
+        category = ("function_call", "combined", "struct")[index % 3]
+        tree = ast.parse(generate(derive_rng(101, "validation", index), category).source)
+        module_names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        for fn in (n for n in tree.body if isinstance(n, ast.FunctionDef)):
+            local = {a.arg for a in fn.args.args} | {
+                t.id for node in ast.walk(fn) if isinstance(node, ast.Assign) for t in node.targets
+                if isinstance(t, ast.Name)}
+            assert not local & module_names, (index, category, local & module_names)

@@ -38,7 +38,8 @@ def folder(tmp_path_factory) -> Path:
                       HF_HOME=str(base / "hf_home_build"))
     try:
         rc = main(["build", "--num-train", "6", "--num-validation", "2", "--num-test", "2",
-                   "--configs", "cuda-forward,cpu", "--num-shards", "2", "--out", str(out), "--overwrite"])
+                   "--configs", "cuda-forward,cpu", "--num-shards", "2", "--on-invalid", "error", "--out", str(out),
+                   "--overwrite"])
     finally:
         for k, v in saved.items():
             os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)

@@ -3,7 +3,7 @@ import pytest
 
 from builder.cli import main
 
-TINY = ["--num-train", "4", "--num-validation", "2", "--num-test", "2", "--num-shards", "2"]
+TINY = ["--num-train", "4", "--num-validation", "2", "--num-test", "2", "--num-shards", "2", "--on-invalid", "error"]
 
 
 @pytest.mark.parametrize("argv, match", [

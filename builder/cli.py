@@ -36,7 +36,7 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--categories", default=",".join(CATEGORIES), help="comma-separated subset")
     b.add_argument("--num-shards", type=int, default=8, help="Parquet shards per split")
     b.add_argument("--verify", default="execute", help="none | compile | execute (default)")
-    # skip: a row that fails its evidence checks (about 1 in 300 have a constant output the grammar could not
+    # skip: a row that fails its evidence checks (a few per thousand have a constant output the grammar could not
     # rule out) is left out and counted on stderr, so a long build is not lost; error: stop at the first one
     b.add_argument("--on-invalid", default="skip", help="skip (default) | error")
     b.add_argument("--num-proc", type=int, default=1)

@@ -43,6 +43,7 @@ UNARY = {
     "cosh": (("bounded", 4.0), lambda iv: (1.0, math.cosh(mag(iv)))),
     "tan": (("bounded", 1.2), lambda iv: (-2.6, 2.6)),
     "asin": (("bounded", 0.95), lambda iv: (-1.26, 1.26)),
+    "erfinv": (("bounded", 0.9), lambda iv: (-1.17, 1.17)),
     "acos": (("bounded", 0.95), lambda iv: (0.0, 2.9)),
     "sqrt": (("positive", 0.01), lambda iv: (0.0, math.sqrt(iv[1]))),
     "cbrt": (("positive", 0.01), lambda iv: (0.0, iv[1] ** (1.0 / 3.0))),
@@ -198,7 +199,9 @@ def int_expr(g: ExprGen, t: WType, depth: int) -> E:
         a = g.gen(t, depth - 1)
         if a.iv[0] < 0:
             a = E(f"wp.abs({a.code})", t, T.iv_abs(a.iv), a.varies)
-        op = rng.choice(["&", "|", "^", ">>", "<<"])
+        op = rng.choice(["&", "|", "^", ">>", "<<"] + (["~"] if t != T.U32 else []))
+        if op == "~":  # two's complement: ~a == -a - 1
+            return E(f"(~{a.code})", t, (-a.iv[1] - 1, -a.iv[0] - 1), a.varies)
         if op == ">>":
             return E(f"({a.code} >> {lit(t, rng.randint(1, 3))})", t, (0, a.iv[1]), a.varies)
         if op == "<<":

@@ -17,7 +17,7 @@ import tokenize
 _OPERATORS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
               ast.Mod: "mod", ast.MatMult: "mul", ast.BitAnd: "bit_and", ast.BitOr: "bit_or",
               ast.BitXor: "bit_xor", ast.LShift: "lshift", ast.RShift: "rshift", ast.USub: "neg",
-              ast.Not: "unot", ast.Pow: "pow"}
+              ast.Not: "unot", ast.Pow: "pow", ast.Invert: "invert"}
 _KEEP = {"wp", "range", "float", "int", "True", "False", "None"}
 
 

@@ -6,7 +6,9 @@
 (b) end-to-end rows/s per config through the datasets builder, writing Parquet (verify=none);
 (c) num_proc=1 vs 2; (d) per config, verify=execute rows/s next to the bare compile floor
 (batched NVRTC + CPU compile + launches on the same kernels, no bookkeeping; fresh caches);
-(e) resident memory while one process generates ``--memory-rows`` rows (verify=none).
+(e) resident memory while one process generates ``--memory-rows`` rows (verify=none);
+(f) generator statistics over ``--stats-rows`` train rows (programs only, no Warp): distinct normalized
+shapes in the first 1,000, mean non-empty Python lines, distinct Warp builtins overall.
 Prints Markdown tables.
 """
 
@@ -83,13 +85,28 @@ def memory_profile(n: int) -> list[tuple[int, float]]:
     return out
 
 
+def generator_stats(n: int) -> str:
+    from builder.normalize import builtins_used, normalized_sha256
+
+    programs = [sample(0, "train", i, CATEGORIES)[0] for i in range(n)]
+    first = programs[:1000]
+    shapes = len({normalized_sha256(p.source) for p in first})
+    lines = sum(sum(1 for x in p.source.splitlines() if x.strip()) for p in first) / len(first)
+    used = set().union(*(builtins_used(p.source) for p in programs))
+    return (f"| (f) distinct normalized shapes in the first {len(first)} rows | {shapes} |\n"
+            f"| (f) mean non-empty Python lines in the first {len(first)} rows | {lines:.1f} |\n"
+            f"| (f) distinct Warp builtins over {n} rows | {len(used)} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=120)
     ap.add_argument("--execute-rows", type=int, default=32)
     ap.add_argument("--memory-rows", type=int, default=2000)
     ap.add_argument("--scaling-rows", type=int, default=240)
+    ap.add_argument("--stats-rows", type=int, default=10000)
     args = ap.parse_args()
+    stats = generator_stats(args.stats_rows)
     memory = memory_profile(args.memory_rows)
     n = args.rows
     t_gen, sampled = timed(lambda: [sample(0, "train", i, CATEGORIES)[0] for i in range(n)])
@@ -119,6 +136,7 @@ def main() -> None:
     print("\n(e) resident memory while generating cuda-backward rows in one process (verify=none):\n")
     print("| rows generated | RSS (MiB) |\n|---|---|")
     print("\n".join(f"| {k} | {mib:.0f} |" for k, mib in memory))
+    print("\n| generator statistic | value |\n|---|---|\n" + stats)
     print(f"\npeak RSS of the benchmark process: {rss:.0f} MiB (rows={n}, scaling rows={ns}, execute rows={m})")
 
 

@@ -99,7 +99,7 @@ def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict
             if gpu:
                 from builder import gpu_verify
 
-                gpu_verify.compare_devices([it for it in per_pass["cuda-forward"]], per_pass)
+                gpu_verify.compare_devices(per_pass["cuda-forward"], per_pass)
             for k, (index, program, attempt, nsha, _, emitted) in enumerate(sampled):
                 for cfg in passes:
                     target, pass_, _ = TARGETS[cfg]

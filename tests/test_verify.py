@@ -96,3 +96,13 @@ def test_batches_keep_warp_helper_functions_apart():
     units = [codegen.emit(k, src.format(k=k), f"tb_{k}", ("cuda-forward",))["cuda-forward"] for k in ("ka", "kb")]
     items = [verify.Item("x", program, u.tu, 0) for u in units]
     assert [len(b) for b in verify.name_disjoint_batches(items, 16, verify.cuda_symbols)] == [1, 1]
+
+
+def test_gpu_verified_row_evidence_path_runs_device_against_cpu():
+    # The same code the gpu-verified config runs, pointed at the CPU as the "device": exact agreement.
+    from builder import gpu_verify
+
+    fwd, bwd = _items("cuda-forward", n=2), _items("cuda-backward", n=2)
+    gpu_verify.compare_devices(fwd, {"cuda-forward": fwd, "cuda-backward": bwd}, device="cpu")
+    for it in fwd + bwd:
+        assert it.gpu["gpu_match"] and it.gpu["max_abs_err"] == 0.0 and it.gpu["gpu_name"] == "CPU"

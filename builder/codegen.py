@@ -129,6 +129,9 @@ def release(module: _ctx.Module) -> None:
     """Forget a module so a long build does not accumulate kernels, code or cache files."""
     try:
         module.unload()
+        # Modules that provide builtins written in Python (warp.math's norm_l1...) keep every module that
+        # used them in a dependents set; without this a long build keeps every such module alive.
+        module._detach_references()
     finally:
         _ctx.user_modules.pop(module.name, None)
         shutil.rmtree(Path(wp.config.kernel_cache_dir) / module.get_module_identifier(), ignore_errors=True)

@@ -54,3 +54,18 @@ def test_rejected_program_names_the_row_and_kernel():
     bad = SRC.replace("b.mass", "b.massss")
     with pytest.raises(codegen.WarpRejected, match=r"scale_bodies.*seed=1 index=2"):
         codegen.emit("seed=1 index=2", bad, "t_bad")
+
+
+def test_released_modules_are_freed():
+    # wp.norm_l1 lives in a Warp module that records its users; release must detach them
+    import gc
+
+    from warp._src import context
+
+    src = ("import warp as wp\n\n\n@wp.kernel\ndef k(a: wp.array(dtype=wp.vec3), o: wp.array(dtype=float)):\n"
+           "    i = wp.tid()\n    o[i] = wp.norm_l1(a[i])\n")
+    for n in range(3):
+        codegen.emit("leak", src, f"t_leak_{n}")
+    gc.collect()
+    alive = [o.name for o in gc.get_objects() if isinstance(o, context.Module) and o.name.startswith("t_leak_")]
+    assert alive == []

@@ -132,7 +132,10 @@ class ExprGen:
             i = tid[0]
             out += [f"({i} + 1) % {name}.shape[0]", f"wp.max({i} - 1, 0)", f"wp.min({i} + 1, {name}.shape[0] - 1)"]
             loops = [v for v in self.scope.visible() if not v.mutable and v.t == T.I32 and v.name not in tid]
-            out += [f"({i} + {v.name}) % {name}.shape[0]" for v in loops]
+            # C++ % keeps the sign, so a counter that can be negative (stencil offsets) is shifted by the
+            # length first: otherwise tid 0 reads index -1 and the adjoint writes there
+            out += [f"({i} + {v.name}) % {name}.shape[0]" if v.iv[0] >= 0
+                    else f"({i} + {v.name} + {name}.shape[0]) % {name}.shape[0]" for v in loops]
             idx = [a for a in self.scope.arrays if a.role == "index"]
             out += [f"{a.name}[{i}] % {name}.shape[0]" for a in idx]
         else:

@@ -66,3 +66,17 @@ def test_no_local_shadows_a_module_level_function_or_struct():
                 t.id for node in ast.walk(fn) if isinstance(node, ast.Assign) for t in node.targets
                 if isinstance(t, ast.Name)}
             assert not local & module_names, (index, category, local & module_names)
+
+
+def test_negative_loop_offsets_never_index_below_zero():
+    # a stencil counter runs from -r; (i + k) % n is negative in C++ for i < r, so it must be shifted
+    import re
+
+    seen = 0
+    for index in range(400):
+        src = generate(derive_rng(303, "train", index), ("loop", "nested_loop", "combined")[index % 3]).source
+        for counter in re.findall(r"for (\w+) in range\(-\d", src):
+            for m in re.finditer(rf"\[\(\w+ \+ {counter}( \+ \w+\.shape\[0\])?\) % \w+\.shape\[0\]\]", src):
+                seen += 1
+                assert m.group(1), (index, m.group(0))
+    assert seen > 0

@@ -6,6 +6,7 @@ Bad input exits with code 2 and one line on stderr; a generator bug exits 1.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -70,11 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         print("warp-cuda-ir: interrupted; nothing was written", file=sys.stderr)
         return 130
     except Exception as exc:  # noqa: BLE001 - one line, not a traceback; the root cause names the row
-        # datasets wraps a worker's error in DatasetGenerationError (whose cause, across processes,
-        # carries the remote traceback as its own cause): report the worker's error itself
-        while isinstance(exc, datasets.exceptions.DatasetGenerationError) and exc.__cause__ is not None:
-            exc = exc.__cause__
-        print(f"warp-cuda-ir: error: {type(exc).__name__}: {exc}".splitlines()[0], file=sys.stderr)
+        print(f"warp-cuda-ir: error: {root_cause(exc)}", file=sys.stderr)
         return 1
     for opts in options:
         sizes = stats[opts.config]
@@ -83,6 +80,24 @@ def main(argv: list[str] | None = None) -> int:
             for s, n in sizes.items()))
     print(f"wrote {args.out}/ (load with datasets.load_dataset({args.out!r}, {configs[0]!r}))")
     return 0
+
+
+_EXC_LINE = re.compile(r"^(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*(?:Error|Exception|Bug|Interrupt|Exit)\b.*)$", re.M)
+
+
+def root_cause(exc: BaseException) -> str:
+    """One line naming the error a worker raised.
+
+    datasets wraps a worker's error in DatasetGenerationError; with num_proc > 1 the original arrives
+    only as text, a ``RemoteTraceback`` set as the cause, whose first exception line is the root.
+    """
+    while isinstance(exc, datasets.exceptions.DatasetGenerationError) and exc.__cause__ is not None:
+        exc = exc.__cause__
+    if type(exc).__name__ == "RemoteTraceback":
+        m = _EXC_LINE.search(str(exc))
+        if m:
+            return m.group(1).strip()
+    return f"{type(exc).__name__}: {exc}".splitlines()[0]
 
 
 if __name__ == "__main__":

@@ -239,7 +239,10 @@ def nvrtc_compile(tu: str, workdir: str, name: str) -> str:
     cu.write_text(tu)
     ptx = cu.with_suffix(".ptx")
     try:
-        build.build_cuda(str(cu), CUDA_ARCH, str(ptx), pch_dir=None, use_precompiled_headers=False)
+        # the precompiled header in the (per-process) workdir cuts Warp's header parse from ~0.35 s to ~0.08 s
+        pch = Path(workdir) / "pch"
+        pch.mkdir(exist_ok=True)
+        build.build_cuda(str(cu), CUDA_ARCH, str(ptx), pch_dir=str(pch), use_precompiled_headers=True)
         return ptx.read_text()
     finally:
         cu.unlink(missing_ok=True)

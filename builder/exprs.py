@@ -72,11 +72,25 @@ class ExprGen:
         return E(f"({e.code} * {fmt_float(scale)})", e.t, T.sym(mag(e.iv) * scale), e.varies)
 
     def fit(self, e: E, iv: Interval) -> E:
-        """Make ``e`` lie within ``iv`` (for helper-function arguments and struct fields)."""
+        """Make ``e`` lie within ``iv`` (for helper-function arguments and struct fields).
+
+        A clamp is used only where most of ``e``'s range survives it: clamping a range that lies
+        mostly outside ``iv`` would make a thread-dependent value constant. Otherwise ``e`` is
+        mapped onto ``iv`` (affine for floats, modulo for ints), which keeps it varying."""
         if iv[0] <= e.iv[0] and e.iv[1] <= iv[1]:
             return e
         if e.t.is_float or e.t.is_int:
-            return E(f"wp.clamp({e.code}, {lit(e.t, iv[0])}, {lit(e.t, iv[1])})", e.t, iv, e.varies)
+            width, span = e.iv[1] - e.iv[0], iv[1] - iv[0]
+            if width <= 0 or span <= 0 or _overlap(e.iv, iv) >= 0.5 * min(width, span):
+                return E(f"wp.clamp({e.code}, {lit(e.t, iv[0])}, {lit(e.t, iv[1])})", e.t, iv, e.varies)
+            if e.t.is_int:  # e - lo(e) >= 0, so the remainder is in [0, period)
+                lo, period = math.ceil(iv[0]), math.floor(iv[1]) - math.ceil(iv[0]) + 1
+                code = f"({lit(e.t, lo)} + ({e.code} - {lit(e.t, math.floor(e.iv[0]))}) % {lit(e.t, period)})"
+                return E(code, e.t, (lo, lo + period - 1), e.varies)
+            scale = span / width
+            mapped = f"({e.code} - {lit(e.t, e.iv[0])}) * {lit(e.t, scale)} + {lit(e.t, iv[0])}"
+            # the clamp only absorbs rounding at the ends of the range
+            return E(f"wp.clamp({mapped}, {lit(e.t, iv[0])}, {lit(e.t, iv[1])})", e.t, iv, e.varies)
         if e.t.kind == "vec":
             b = min(abs(iv[0]), abs(iv[1]))
             return E(f"(wp.normalize({e.code}) * {fmt_float(b)})", e.t, T.sym(b), e.varies)
@@ -93,7 +107,8 @@ class ExprGen:
         """Guard an operand that must stay within [-b, b] (exp, sinh, asin...)."""
         if mag(e.iv) <= b:
             return e
-        if mag(e.iv) <= 4 * b and self.rng.random() < 0.5:
+        mostly_inside = _overlap(e.iv, (-b, b)) >= 0.5 * (e.iv[1] - e.iv[0])
+        if mag(e.iv) <= 4 * b and mostly_inside and self.rng.random() < 0.5:
             return E(f"wp.clamp({e.code}, {lit(e.t, -b)}, {lit(e.t, b)})", e.t, T.sym(b), e.varies)
         return E(f"(wp.sin({e.code}) * {lit(e.t, b)})", e.t, T.sym(b), e.varies)
 
@@ -216,12 +231,12 @@ class ExprGen:
         return E(code, t, T.sym(mag((lo, hi))), True)
 
     def strong(self, e: E) -> E:
-        """For stored values: unless ``e`` varies and reads an input at the thread's own index (random data,
-        so different per thread) outside any ``wp.where`` (whose branch may never be taken), add such a read.
-        The read is one ``e`` does not already contain, so it cannot cancel (``(f - t) + t``)."""
+        """For stored values: add a read of an input at the thread's own index (random data, so different per
+        thread) that ``e`` does not already contain, so it cannot cancel (``(f - t) + t``), or else a non-linear
+        function of the thread index. Always, because static tracking cannot rule out every way a varying
+        ``e`` collapses to a constant: aliases cancelling (``tau - phi[i]`` after ``tau = phi[i]``),
+        ``wp.normalize`` of a vector whose only varying part is its length, a helper ignoring an argument."""
         own = f"[{', '.join(self.scope.tid)}]"
-        if e.varies and "wp.where(" not in e.code and any(f"{a.name}{own}" in e.code for a in self.scope.inputs()):
-            return e
         term = next((x for x in self.own_reads(e.t, own) if x.code not in e.code), None)
         if term is None:  # no unused input: a non-linear function of the thread index
             tid = " + ".join(self.scope.tid)
@@ -265,3 +280,7 @@ class ExprGen:
         if e.t.kind in ("quat", "transform"):
             return E(f"({e.code} * {other.code})", e.t, e.iv, True)
         return self.squash(E(f"({e.code} + {other.code})", e.t, T.iv_add(e.iv, other.iv), True))
+
+
+def _overlap(a: Interval, b: Interval) -> float:
+    return max(0.0, min(a[1], b[1]) - max(a[0], b[0]))

@@ -189,6 +189,8 @@ class _Builder:
             self.scope.rand_state = state
         self.loads(sg)
         for _ in range(r.randint(*p.stmts)):
+            if len(block.lines) >= p.max_lines:
+                break
             sg.statement()
         self.stores(sg)
         sig = ",\n".join(f"    {a.name}: {self.annotation(a)}" for a in self.args)

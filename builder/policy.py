@@ -32,14 +32,19 @@ class Policy:
     outputs: tuple[int, int] = (1, 2)
     accumulators: tuple[int, int] = (0, 0)
     max_nesting: int = 1
+    # Soft cap on kernel body lines: past it no new branch or loop opens and no new top-level
+    # statement starts. Compile time grows with emitted C++ (adjoints included), so a few
+    # 100-line kernels would cost more than hundreds of typical ones.
+    max_lines: int = 40
     _expr: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         unknown = [n for n in self.type_names if n not in TYPE_NAMES]
         if unknown:
             raise ValueError(f"policy {self.name!r}: unknown types {unknown}; valid: {sorted(TYPE_NAMES)}")
-        if not (0 < self.stmts[0] <= self.stmts[1]) or self.depth < 1:
-            raise ValueError(f"policy {self.name!r}: bad limits stmts={self.stmts} depth={self.depth}")
+        if not (0 < self.stmts[0] <= self.stmts[1]) or self.depth < 1 or self.max_lines < 10:
+            raise ValueError(f"policy {self.name!r}: bad limits stmts={self.stmts} depth={self.depth} "
+                             f"max_lines={self.max_lines}")
         self._expr.update(BASE_EXPR)
         self._expr.update(dict(self.expr))
         self._expr.update({f"stmt:{k}": v for k, v in BASE_STMT.items()})
@@ -80,11 +85,11 @@ POLICIES: dict[str, Policy] = {p.name: p for p in (
     Policy("quaternion_transform", ("f32", "vec3", "quat", "transform", "mat33", "mat44"), stmts=(6, 11),
            depth=3, expr=(("linalg", 3.0),)),
     Policy("control_flow", ("f32", "i32", "vec3"), stmts=(5, 9), depth=2, expr=(("select", 1.5), ("linalg", 0.5)),
-           stmt=(("if", 3.0), ("update", 2.0)), max_nesting=2),
+           stmt=(("if", 3.0), ("update", 2.0)), max_nesting=2, max_lines=45),
     Policy("loop", ("f32", "i32", "vec3"), stmts=(5, 9), depth=2, expr=(("linalg", 0.5),),
-           stmt=(("for", 2.5), ("while", 1.0), ("if", 0.8), ("update", 1.5)), max_nesting=2),
+           stmt=(("for", 2.5), ("while", 1.0), ("if", 0.8), ("update", 1.5)), max_nesting=2, max_lines=50),
     Policy("nested_loop", ("f32", "i32", "vec2"), stmts=(4, 8), depth=2, expr=(("linalg", 0.5),),
-           stmt=(("for", 3.0), ("while", 0.5), ("if", 0.8), ("update", 1.5)), max_nesting=3),
+           stmt=(("for", 3.0), ("while", 0.5), ("if", 0.8), ("update", 1.5)), max_nesting=3, max_lines=50),
     Policy("atomic_reduction", ("f32", "i32", "vec3"), stmts=(4, 9), depth=3, expr=(("linalg", 0.5),),
            stmt=(("atomic", 2.5), ("if", 0.6), ("for", 0.5)), outputs=(0, 1), accumulators=(1, 3)),
     Policy("random", ("f32", "vec2", "vec3", "i32"), stmts=(5, 10), depth=3,
@@ -99,7 +104,8 @@ POLICIES: dict[str, Policy] = {p.name: p for p in (
            stmts=(8, 14), depth=3,
            expr=(("linalg", 1.5), ("call", 1.0), ("random", 0.6), ("math", 2.0), ("math2", 1.5), ("bits", 0.4)),
            stmt=(("if", 1.2), ("for", 1.2), ("while", 0.4), ("atomic", 0.8), ("struct_local", 0.4), ("update", 1.5)),
-           funcs=(0, 2), structs=True, random=True, outputs=(1, 3), accumulators=(0, 1), max_nesting=2),
+           funcs=(0, 2), structs=True, random=True, outputs=(1, 3), accumulators=(0, 1), max_nesting=2,
+           max_lines=45),
 )}
 
 CATEGORIES: tuple[str, ...] = tuple(POLICIES)

@@ -31,6 +31,10 @@ class GeneratorBug(RuntimeError):
 
     def __init__(self, seed: int, split: str, index: int, kernel: str, reason: str):
         super().__init__(f"generator bug at seed={seed} split={split} index={index} kernel={kernel!r}: {reason}")
+        self.fields = (seed, split, index, kernel, reason)
+
+    def __reduce__(self):  # crosses process boundaries intact (num_proc > 1)
+        return GeneratorBug, self.fields
 
 
 def sample(seed: int, split: str, index: int, categories: tuple[str, ...]) -> tuple[Program, int, str]:

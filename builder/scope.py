@@ -46,7 +46,6 @@ class Scope:
     rand_state: str | None = None
     int_params: tuple[str, ...] = ()  # int kernel parameters usable as loop bounds
     vary_source: tuple[str, tuple[float, float]] = ("1.0", (1.0, 1.0))  # float32 that differs per thread/call
-    loop_depth: int = 0
     used_names: set[str] = field(default_factory=set)
 
     def push(self) -> None:

@@ -5,6 +5,13 @@ reader assumes, for its whole lifetime. An update either provably keeps the
 value inside ``iv`` (clamp, convex blend, min/max with a fitted operand) or
 spends a budget: ``v += e`` is allowed only when ``trips * |e|`` still fits,
 where ``trips`` is the product of the enclosing loops' worst-case trip counts.
+
+Code size has a budget too: Warp unrolls every ``range`` with constant bounds
+(up to ``max_unroll`` = 16 trips), so nested constant loops multiply the
+emitted C++ and the compilers' time. ``unrolled`` is the product of the
+enclosing constant loops' trip counts; a loop that would push it past
+``UNROLL_BUDGET`` gets a runtime bound instead (a parameter or an array
+length), which Warp emits as a real loop.
 """
 
 from __future__ import annotations
@@ -18,6 +25,11 @@ from builder.names import stem_for
 from builder.rng import choose
 from builder.scope import Var
 from builder.wtypes import E, WType, fmt_float, lit, mag
+
+UNROLL_BUDGET = 6
+# Warp's adjoint of a runtime-bounded loop replays its body, so the emitted backward code grows
+# about threefold per level of loop nesting; two levels keep the largest kernels a few thousand lines.
+MAX_LOOP_DEPTH = 2
 
 
 @dataclass
@@ -37,7 +49,9 @@ class StmtGen:
         self.scope = g.scope
         self.block = block
         self.trips = 1  # product of enclosing loop trip counts
+        self.unrolled = 1  # product of enclosing constant-range (unrolled) loop trip counts
         self.nesting = 0
+        self.loops = 0  # enclosing for/while loops
         self.spent: dict[str, float] = {}  # worst-case growth already spent per additive accumulator
         self.atomic_targets: list = []
 
@@ -66,14 +80,16 @@ class StmtGen:
 
     # --------------------------------------------------------------- statements
     def statement(self) -> None:
-        deep = self.nesting < self.policy.max_nesting
+        # a compound statement needs room for its header and a body
+        deep = self.nesting < self.policy.max_nesting and len(self.block.lines) + 6 <= self.policy.max_lines
+        loop = deep and self.loops < MAX_LOOP_DEPTH
         p = self.policy
         options = [
             (p.stmt_weight("assign"), self.assign),
             (p.stmt_weight("update") if self.updatable() else 0.0, self.update),
             (p.stmt_weight("if") if deep else 0.0, self.if_stmt),
-            (p.stmt_weight("for") if deep else 0.0, self.for_stmt),
-            (p.stmt_weight("while") if deep else 0.0, self.while_stmt),
+            (p.stmt_weight("for") if loop else 0.0, self.for_stmt),
+            (p.stmt_weight("while") if loop else 0.0, self.while_stmt),
             (p.stmt_weight("atomic") if self.atomic_targets else 0.0, self.atomic),
             (p.stmt_weight("struct_local") if self.g.structs else 0.0, self.struct_local),
         ]
@@ -162,38 +178,60 @@ class StmtGen:
             self.block.emit("else:")
             self.body(1, 2)
 
-    def loop_range(self) -> tuple[str, int, tuple[int, int]]:
+    def loop_range(self) -> tuple[str, int, tuple[int, int], bool] | None:
+        """(range code, worst-case trips, counter interval, unrolled by Warp), or None if no loop fits."""
         rng = self.rng
         steps = [v for v in self.scope.visible() if v.name in self.scope.int_params]
-        kind = rng.choice(["n", "n", "lohi", "stencil", "reverse"] + (["param"] if steps else []))
+        arrays = self.scope.arrays
+        dynamic = (["param"] if steps else []) + (["shape"] if arrays else [])
+        kind = rng.choice(["n", "n", "lohi", "stencil", "reverse"] + dynamic)
         if kind == "n":
             n = rng.randint(2, 8)
-            return f"range({n})", n, (0, n - 1)
-        if kind == "lohi":
+            form = f"range({n})", n, (0, n - 1), True
+        elif kind == "lohi":
             lo = rng.randint(1, 3)
             hi = lo + rng.randint(2, 6)
-            return f"range({lo}, {hi})", hi - lo, (lo, hi - 1)
-        if kind == "stencil":
+            form = f"range({lo}, {hi})", hi - lo, (lo, hi - 1), True
+        elif kind == "stencil":
             r = rng.randint(1, 2)
-            return f"range(-{r}, {r + 1})", 2 * r + 1, (-r, r)
-        if kind == "reverse":
+            form = f"range(-{r}, {r + 1})", 2 * r + 1, (-r, r), True
+        elif kind == "reverse":
             n = rng.randint(3, 8)
-            return f"range({n}, 0, -1)", n, (1, n)
-        p = rng.choice(steps)
+            form = f"range({n}, 0, -1)", n, (1, n), True
+        else:
+            form = None
+        if form is not None and self.unrolled * form[1] <= UNROLL_BUDGET:
+            return form
+        if not dynamic:
+            n = UNROLL_BUDGET // self.unrolled
+            return (f"range({n})", n, (0, n - 1), True) if n >= 2 else None
         cap = rng.randint(4, 8)
-        return f"range(wp.min({p.name}, {cap}))", cap, (0, cap - 1)
+        if rng.choice(dynamic) == "param":
+            bound = rng.choice(steps).name
+        else:
+            bound = f"{rng.choice(arrays).name}.shape[0]"  # every array has at least one element
+        return f"range(wp.min({bound}, {cap}))", cap, (0, cap - 1), False
 
     def for_stmt(self) -> None:
+        form = self.loop_range()
+        if form is None:  # no room left for an unrolled copy, and no runtime bound in scope
+            self.while_stmt()
+            return
+        rng_code, trips, civ, unrolled = form
         acc = self.declare_accumulator(self.rng.choice(self.g.policy.scalar_types() + self.vec_types()))
-        rng_code, trips, civ = self.loop_range()
         k = self.scope.fresh(self.rng, self.rng.choice(["k", "s", "it", "step", "m", "q"]))
         self.block.emit(f"for {k} in {rng_code}:")
         self.trips *= trips
+        copies = trips if unrolled else 1
+        self.unrolled *= copies
+        self.loops += 1
 
         def head() -> None:
             self.scope.add(Var(k, T.I32, civ, mutable=False, varies=False))
 
         self.body(1, 3, head, acc)
+        self.loops -= 1
+        self.unrolled //= copies
         self.trips //= trips
         self.use_accumulator(acc)
 
@@ -212,7 +250,9 @@ class StmtGen:
             self.scope.add(Var(it, T.I32, (0, cap), mutable=False, varies=False))
             self.block.emit(f"{it} += 1")
 
+        self.loops += 1
         self.body(1, 3, tail, acc)
+        self.loops -= 1
         self.trips //= cap
         self.use_accumulator(acc)
 

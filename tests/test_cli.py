@@ -60,7 +60,8 @@ def test_folder_loads_offline_with_datasets(tmp_path, monkeypatch):
     assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["cpu"]
 
 
-def test_generator_bug_is_one_line_exit_1_and_writes_nothing(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("num_proc", ["1", "2"])  # with 2 the error crosses a process boundary
+def test_generator_bug_is_one_line_exit_1_and_writes_nothing(num_proc, tmp_path, capsys, monkeypatch):
     import builder.records as records
 
     def broken(seed, split, index, categories):
@@ -68,7 +69,7 @@ def test_generator_bug_is_one_line_exit_1_and_writes_nothing(tmp_path, capsys, m
 
     monkeypatch.setattr(records, "sample", broken)
     out = tmp_path / "o"
-    assert main(["build", "--out", str(out), *TINY, "--configs", "cpu"]) == 1
+    assert main(["build", "--out", str(out), *TINY, "--configs", "cpu", "--num-proc", num_proc]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1] == "warp-cuda-ir: error: GeneratorBug: generator bug at seed=0 split=train index=0 kernel='k': boom"
     assert not out.exists() and not list(tmp_path.glob(".o.partial-*"))

@@ -80,3 +80,65 @@ def test_negative_loop_offsets_never_index_below_zero():
                 seen += 1
                 assert m.group(1), (index, m.group(0))
     assert seen > 0
+
+
+def _constant_trips(loop: ast.For) -> int | None:
+    """Trip count of ``for _ in range(<int literals>)``, which Warp unrolls; None for a runtime bound."""
+    call = loop.iter
+    if not (isinstance(call, ast.Call) and getattr(call.func, "id", "") == "range"):
+        return None
+    try:
+        return len(range(*(ast.literal_eval(a) for a in call.args)))
+    except ValueError:
+        return None
+
+
+def test_loops_stay_within_the_unroll_and_depth_budgets():
+    # nested constant loops multiply the C++ Warp emits (one program took 84 s of NVRTC before the budget)
+    from builder.stmts import MAX_LOOP_DEPTH, UNROLL_BUDGET
+
+    worst_unrolled = worst_depth = dynamic = 0
+
+    def walk(node, unrolled, depth):
+        nonlocal worst_unrolled, worst_depth, dynamic
+        for child in ast.iter_child_nodes(node):
+            u, d = unrolled, depth
+            if isinstance(child, ast.For):
+                trips = _constant_trips(child)
+                dynamic += trips is None
+                u, d = unrolled * (trips or 1), depth + 1
+            elif isinstance(child, ast.While):
+                d = depth + 1
+            worst_unrolled, worst_depth = max(worst_unrolled, u), max(worst_depth, d)
+            walk(child, u, d)
+
+    for index in range(300):
+        category = ("loop", "nested_loop", "combined")[index % 3]
+        walk(ast.parse(generate(derive_rng(404, "train", index), category).source), 1, 0)
+    assert worst_unrolled <= UNROLL_BUDGET and worst_depth == MAX_LOOP_DEPTH
+    assert dynamic > 50  # runtime-bounded loops are common, not a corner case
+
+
+def test_fit_keeps_a_range_that_lies_outside_the_target_varying():
+    # clamp((-4.81 + tid * 0.01), 0, 1) is 0 for every thread below 481: the row's output was constant
+    import random
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from builder import wtypes as T
+    from builder.exprs import ExprGen
+    from builder.scope import Scope
+    from builder.wtypes import E
+
+    g = ExprGen(random.Random(0), POLICIES["function_call"], Scope(), [], {})
+    x = np.linspace(-4.81, -2.26, 256)
+    ns = {"wp": SimpleNamespace(clamp=np.clip, float64=np.float64, int32=np.int32), "x": x}
+    for t, iv, target in ((T.F32, (-4.81, -2.26), (0.0, 1.0)), (T.F64, (-4.81, -2.26), (-1.0, 1.0))):
+        out = eval(g.fit(E("x", t, iv, True), target).code, ns)  # noqa: S307 - our own generated expression
+        assert target[0] <= out.min() and out.max() <= target[1] and np.unique(out).size > 100
+    ints = np.arange(100, 356)
+    out = eval(g.fit(E("x", T.I32, (100, 355), True), (-3, 3)).code, {**ns, "x": ints})  # noqa: S307
+    assert out.min() == -3 and out.max() == 3
+    # a range mostly inside the target is still clamped, the idiom a Warp user writes
+    assert g.fit(E("x", T.F32, (-0.2, 0.9), True), (0.0, 1.0)).code == "wp.clamp(x, 0.0, 1.0)"

@@ -247,7 +247,12 @@ class ExprGen:
                 term = self.tid_term(e.t, (f"wp.sin(float({tid}) * 0.37)", (-1.0, 1.0)))
         if e.t.kind in ("quat", "transform"):
             return E(f"({e.code} * {term.code})", e.t, e.iv, True)
-        return self.squash(E(f"({e.code} + {term.code})", e.t, T.iv_add(e.iv, term.iv), True))
+        # ``e`` may hold the same read under another name (``h1 = samples[i]``; ``-h1 + samples[i]`` is 0):
+        # an unusual weight means only an exact opposite multiple could cancel it
+        w = self.rng.choice((3, 5, 7)) if e.t.is_int else self.rng.choice((0.37, 0.61, 1.37))
+        weight = lit(e.t, w) if e.t.kind == "scalar" else fmt_float(w)
+        weighted = E(f"{_atom(term.code)} * {weight}", e.t, T.iv_mul(term.iv, (w, w)), True)
+        return self.squash(E(f"({e.code} + {weighted.code})", e.t, T.iv_add(e.iv, weighted.iv), True))
 
     def own_reads(self, t: WType, own: str) -> list[E]:
         """Expressions of type ``t`` made from this thread's element of each input array."""
@@ -284,3 +289,14 @@ class ExprGen:
 
 def _overlap(a: Interval, b: Interval) -> float:
     return max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
+
+
+def _atom(code: str) -> str:
+    """``code`` parenthesized unless it is already one operand (a name, call, subscript or parenthesis)."""
+    depth = 0
+    for ch in code:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth == 0 and ch == " ":
+            return f"({code})"
+    return code

@@ -300,10 +300,15 @@ def emit_atomic(sg: StmtGen, arr) -> None:
     e = g.strong(g.gen(arr.dtype, rng.randint(1, sg.policy.depth)))
     if arr.dtype.is_float or arr.dtype.is_int:
         e = g.fit(e, (-100, 100) if arr.dtype != T.U32 else (0, 100))
-    if arr.dtype.is_int and arr.op in ("min", "max"):
-        # the extremum of many small integers saturates to the same value in every bin; the thread
-        # index makes each bin's extremum its own
-        e = E(f"({e.code} + {' + '.join(sg.scope.tid)})", e.t, T.iv_add(e.iv, (0, 765)), True)
+    if arr.dtype.is_float or arr.dtype.is_int:
+        # the fitted value may saturate at the clamp for every thread, and the bins' extrema (or sums, when
+        # every bin receives as many threads) then agree: the thread index makes each bin's result its own
+        tid = " + ".join(sg.scope.tid)
+        if arr.dtype.is_int:
+            term, iv = (f"({tid})" if arr.dtype == T.I32 else f"{arr.dtype.ctor}({tid})"), (0, 765)
+        else:
+            term, iv = f"{arr.dtype.ctor}({tid}) * {lit(arr.dtype, 0.01)}", (0.0, 7.65)
+        e = E(f"({e.code} + {term})", e.t, T.iv_add(e.iv, iv), True)
     op = arr.op
     if op == "add" and rng.random() < 0.25:
         sg.block.emit(f"{arr.name}[{idx}] += {e.code}")

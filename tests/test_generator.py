@@ -142,3 +142,24 @@ def test_fit_keeps_a_range_that_lies_outside_the_target_varying():
     assert out.min() == -3 and out.max() == 3
     # a range mostly inside the target is still clamped, the idiom a Warp user writes
     assert g.fit(E("x", T.F32, (-0.2, 0.9), True), (0.0, 1.0)).code == "wp.clamp(x, 0.0, 1.0)"
+
+
+def test_stored_value_cannot_cancel_against_an_alias_of_its_own_read():
+    # h1 = samples[i]; out[i] = -h1 + samples[i] stored 0 for every thread (default build, generator 1.1.0)
+    import random
+
+    import numpy as np
+
+    from builder import wtypes as T
+    from builder.exprs import ExprGen
+    from builder.scope import ArrayArg, Scope
+    from builder.wtypes import E
+
+    for seed in range(20):
+        scope = Scope(tid=("i",))
+        scope.arrays.append(ArrayArg("samples", T.F32, 1, "in", (-1.0, 1.0)))
+        g = ExprGen(random.Random(seed), POLICIES["arithmetic"], scope, [], {})
+        stored = g.strong(E("(-h1)", T.F32, (-1.0, 1.0), True))
+        samples = np.random.default_rng(seed).uniform(-1.0, 1.0, 64)
+        out = eval(stored.code, {"samples": samples, "i": np.arange(64), "h1": samples})  # noqa: S307
+        assert np.unique(out).size == 64, stored.code

@@ -246,11 +246,12 @@ def cond_expr(g: ExprGen, depth: int) -> E:
     a = g.gen(t, max(depth - 1, 0))
     if not a.varies:
         a = g.varying(a)
+    lo, hi = _pivot_window(a.iv)
     if t.is_int:
-        pivot = rng.randint(int(max(a.iv[0], -100)), int(min(a.iv[1], 100))) if a.iv[1] >= a.iv[0] else 0
+        pivot = rng.randint(math.ceil(lo), math.floor(hi)) if math.ceil(lo) <= math.floor(hi) else 0
         b = E(lit(t, pivot), t, (pivot, pivot))
     elif rng.random() < 0.5:
-        mid = (max(a.iv[0], -100.0) + min(a.iv[1], 100.0)) / 2.0
+        mid = (lo + hi) / 2.0
         b = E(lit(t, float(fmt_float(mid))), t, (mid, mid))
     else:
         b = g.gen(t, max(depth - 1, 0))
@@ -263,3 +264,14 @@ def cond_expr(g: ExprGen, depth: int) -> E:
     if r < 0.17:
         return E(f"not ({c.code})", T.BOOL, (0, 1), True)
     return c
+
+
+def _pivot_window(iv: tuple[float, float]) -> tuple[float, float]:
+    """Where a comparison's constant goes: inside ``iv`` (or the comparison is constant) and, where ``iv``
+    allows, within [-100, 100] so literals stay short."""
+    lo, hi = max(iv[0], -100.0), min(iv[1], 100.0)
+    if lo <= hi:
+        return lo, hi
+    if iv[0] > 100.0:  # the whole range lies above the window: take its low end
+        return iv[0], min(iv[1], iv[0] + 200.0)
+    return max(iv[0], iv[1] - 200.0), iv[1]

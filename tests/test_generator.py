@@ -163,3 +163,14 @@ def test_stored_value_cannot_cancel_against_an_alias_of_its_own_read():
         samples = np.random.default_rng(seed).uniform(-1.0, 1.0, 64)
         out = eval(stored.code, {"samples": samples, "i": np.arange(64), "h1": samples})  # noqa: S307
         assert np.unique(out).size == 64, stored.code
+
+
+def test_comparison_pivot_lies_in_the_operand_range_even_outside_the_literal_window():
+    # an int operand in [300, 400] made randint(300, 100) raise (seed=1 train index 374)
+    from builder.exprs_scalar import _pivot_window
+    from builder.records import sample
+
+    assert _pivot_window((300.0, 400.0)) == (300.0, 400.0)
+    assert _pivot_window((-900.0, -500.0)) == (-700.0, -500.0)
+    assert _pivot_window((-5.0, 500.0)) == (-5.0, 100.0)
+    sample(1, "train", 374, CATEGORIES)

@@ -105,9 +105,17 @@ def main() -> None:
     ap.add_argument("--memory-rows", type=int, default=2000)
     ap.add_argument("--scaling-rows", type=int, default=240)
     ap.add_argument("--stats-rows", type=int, default=10000)
+    ap.add_argument("--only", choices=("memory", "stats"), help="just (e) or just (f), without the timed runs")
     args = ap.parse_args()
-    stats = generator_stats(args.stats_rows)
+    if args.only == "stats":
+        print("| generator statistic | value |\n|---|---|\n" + generator_stats(args.stats_rows))
+        return
     memory = memory_profile(args.memory_rows)
+    if args.only == "memory":
+        print_memory(memory)
+        print(f"\npeak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+        return
+    stats = generator_stats(args.stats_rows)
     n = args.rows
     t_gen, sampled = timed(lambda: [sample(0, "train", i, CATEGORIES)[0] for i in range(n)])
     lines = ["| measurement | rows/s | ratio |", "|---|---|---|",
@@ -133,11 +141,15 @@ def main() -> None:
                          f"{r / floor_c:.2f} of compile floor |")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print("\n".join(lines))
+    print_memory(memory)
+    print("\n| generator statistic | value |\n|---|---|\n" + stats)
+    print(f"\npeak RSS of the benchmark process: {rss:.0f} MiB (rows={n}, scaling rows={ns}, execute rows={m})")
+
+
+def print_memory(memory: list[tuple[int, float]]) -> None:
     print("\n(e) resident memory while generating cuda-backward rows in one process (verify=none):\n")
     print("| rows generated | RSS (MiB) |\n|---|---|")
     print("\n".join(f"| {k} | {mib:.0f} |" for k, mib in memory))
-    print("\n| generator statistic | value |\n|---|---|\n" + stats)
-    print(f"\npeak RSS of the benchmark process: {rss:.0f} MiB (rows={n}, scaling rows={ns}, execute rows={m})")
 
 
 if __name__ == "__main__":

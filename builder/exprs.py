@@ -81,7 +81,7 @@ class ExprGen:
             return e
         if e.t.is_float or e.t.is_int:
             width, span = e.iv[1] - e.iv[0], iv[1] - iv[0]
-            if width <= 0 or span <= 0 or _overlap(e.iv, iv) >= 0.5 * min(width, span):
+            if width <= 0 or span <= 0 or T.iv_overlap(e.iv, iv) >= 0.5 * min(width, span):
                 return E(f"wp.clamp({e.code}, {lit(e.t, iv[0])}, {lit(e.t, iv[1])})", e.t, iv, e.varies)
             if e.t.is_int:  # e - lo(e) >= 0, so the remainder is in [0, period)
                 lo, period = math.ceil(iv[0]), math.floor(iv[1]) - math.ceil(iv[0]) + 1
@@ -107,7 +107,7 @@ class ExprGen:
         """Guard an operand that must stay within [-b, b] (exp, sinh, asin...)."""
         if mag(e.iv) <= b:
             return e
-        mostly_inside = _overlap(e.iv, (-b, b)) >= 0.5 * (e.iv[1] - e.iv[0])
+        mostly_inside = T.iv_overlap(e.iv, (-b, b)) >= 0.5 * (e.iv[1] - e.iv[0])
         if mag(e.iv) <= 4 * b and mostly_inside and self.rng.random() < 0.5:
             return E(f"wp.clamp({e.code}, {lit(e.t, -b)}, {lit(e.t, b)})", e.t, T.sym(b), e.varies)
         return E(f"(wp.sin({e.code}) * {lit(e.t, b)})", e.t, T.sym(b), e.varies)
@@ -285,10 +285,6 @@ class ExprGen:
         if e.t.kind in ("quat", "transform"):
             return E(f"({e.code} * {other.code})", e.t, e.iv, True)
         return self.squash(E(f"({e.code} + {other.code})", e.t, T.iv_add(e.iv, other.iv), True))
-
-
-def _overlap(a: Interval, b: Interval) -> float:
-    return max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
 
 
 def _atom(code: str) -> str:

@@ -126,6 +126,11 @@ def mag(a: Interval) -> float:
     return max(abs(a[0]), abs(a[1]))
 
 
+def iv_overlap(a: Interval, b: Interval) -> float:
+    """Length of the intersection (0 when disjoint)."""
+    return max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
+
+
 def iv_union(a: Interval, b: Interval) -> Interval:
     return (min(a[0], b[0]), max(a[1], b[1]))
 

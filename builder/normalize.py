@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import io
 import keyword
-import tokenize
+import re
 
 _OPERATORS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
               ast.Mod: "mod", ast.MatMult: "mul", ast.BitAnd: "bit_and", ast.BitOr: "bit_or",
@@ -21,22 +20,66 @@ _OPERATORS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", a
 _KEEP = {"wp", "range", "float", "int", "True", "False", "None"}
 
 
+# One regular-expression pass over the source instead of the tokenize module, which dominated the cost of
+# drawing a row (every row draws about three candidates and hashes each). It gives the token strings tokenize
+# gives for the code the generator writes: INDENT as its whitespace, DEDENT and ENDMARKER as "", no NL or
+# COMMENT tokens. tests/test_generator.py checks the two agree over many generated programs.
+_TOKEN = re.compile(r"""
+    (?P<newline>\r?\n[ \t\f]*)
+  | (?P<number>0[xXoObB][\da-fA-F_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][-+]?\d[\d_]*)?[jJ]?)
+  | (?P<string>[rRbBuUfF]{0,2}(?:'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"))
+  | (?P<name>[^\W\d]\w*)
+  | (?P<op>\*\*=|//=|>>=|<<=|->|:=|\.\.\.|[-+*/%&|^@<>=!:]=|\*\*|//|<<|>>|[-+*/%&|^~<>=()\[\]{}:,.;@])
+  | (?P<space>[ \t\f]+|\\\r?\n)
+  | (?P<comment>\#[^\r\n]*)
+  | (?P<error>.)
+""", re.VERBOSE)
+
+
 def normalized(source: str) -> str:
     names: dict[str, str] = {}
     out: list[str] = []
+    indents = [""]
+    depth = 0
+    lead = ""  # indentation of the current line, applied at its first token
+    at_line_start = True
     prev = ""
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING):
+    for m in _TOKEN.finditer("\n" + source):
+        kind, text = m.lastgroup, m.group()
+        if kind == "newline":
+            if depth == 0:
+                if not at_line_start:
+                    out.append("\n")
+                at_line_start = True
+                lead = text.lstrip("\r\n")
             continue
-        text = tok.string
-        if tok.type == tokenize.NAME and not keyword.iskeyword(text) and text not in _KEEP and prev != ".":
-            text = names.setdefault(text, f"v{len(names)}")
-        elif tok.type == tokenize.NUMBER:
+        if kind in ("space", "comment"):
+            continue
+        if kind == "error":
+            raise ValueError(f"cannot tokenize {text!r} in a generated program")
+        if at_line_start:
+            if len(lead) > len(indents[-1]):
+                indents.append(lead)
+                out.append(lead)
+            while len(lead) < len(indents[-1]):
+                indents.pop()
+                out.append("")
+            at_line_start = False
+        raw = text
+        if kind == "name":
+            if text not in _KEEP and prev != "." and not keyword.iskeyword(text):
+                text = names.setdefault(text, f"v{len(names)}")
+        elif kind == "number":
             text = "N"
-        elif tok.type == tokenize.NEWLINE:
-            text = "\n"
+        elif kind == "op" and text in ("(", "[", "{"):
+            depth += 1
+        elif kind == "op" and text in (")", "]", "}"):
+            depth -= 1
         out.append(text)
-        prev = tok.string
+        prev = raw
+    if not at_line_start:
+        out.append("\n")
+    out.extend("" for _ in indents)  # DEDENTs, then ENDMARKER
     return " ".join(out)
 
 

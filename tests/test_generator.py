@@ -79,10 +79,43 @@ def test_normalized_form_equals_the_tokenize_reference(seed, index):
         assert normalized(source) == _normalized_by_tokenize(source)
 
 
+_AST_OPERATORS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
+                  ast.Mod: "mod", ast.MatMult: "mul", ast.BitAnd: "bit_and", ast.BitOr: "bit_or",
+                  ast.BitXor: "bit_xor", ast.LShift: "lshift", ast.RShift: "rshift", ast.USub: "neg",
+                  ast.Not: "unot", ast.Pow: "pow", ast.Invert: "invert"}
+
+
+def _builtins_by_ast(source: str) -> list[str]:
+    """The reference for builder.normalize.builtins_used: the same question answered on the syntax tree."""
+    found = set()
+    for fn in ast.walk(ast.parse(source)):
+        if isinstance(fn, ast.FunctionDef):
+            for node in (n for stmt in fn.body for n in ast.walk(stmt)):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and isinstance(node.func.value, ast.Name) and node.func.value.id == "wp":
+                    found.add(node.func.attr)
+                elif isinstance(node, (ast.BinOp, ast.AugAssign, ast.UnaryOp)):
+                    found.add(_AST_OPERATORS.get(type(node.op), ""))
+    found.discard("")
+    return sorted(found)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=2**31 - 1), index=st.integers(min_value=0, max_value=10**6))
+def test_builtins_used_equals_the_syntax_tree_reference(seed, index):
+    for category in CATEGORIES:
+        source = generate(derive_rng(seed, "test", index), category).source
+        assert builtins_used(source) == _builtins_by_ast(source)
+
+
 def test_normalized_form_equals_the_tokenize_reference_on_hand_written_edge_cases():
     source = ("x = 1\nif x:\n    # comment\n\n        \n    y = (1,\n  2)  # trailing\n"
               "    z = 'a' + r\"b\" + x.real\n\n\nw = 1e-3 + .5 + 3. + 0x1F + 1_000\nv = w ** -2 // 3 @ x")
     assert normalized(source) == _normalized_by_tokenize(source)
+    source = ("@wp.func\ndef f(a: wp.array(dtype=float), x: float) -> float:\n    y = -x ** 2 + (x - -1.0) * ~3\n"
+              "    y -= wp.abs(x) @ 2 if not x else +x\n    return y[1:-1] % 3 // 2 << 1 >> 1 & 1 | 2 ^ 4 / 5\n"
+              "\n\nclass S:\n    v: wp.vec3\n")
+    assert builtins_used(source) == _builtins_by_ast(source)
 
 
 def test_policy_validates_itself():

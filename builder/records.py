@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Iterator
 
@@ -86,40 +85,39 @@ def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict
     passes = ("cuda-forward", "cuda-backward") if gpu else (opts.config,)
     cache = verify.EvidenceCache(opts.evidence_dir) if opts.verify != "none" else None
     skipped: Counter[str] = Counter()
-    with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_nvrtc_") as workdir:
-        for lo in range(start, stop, CHUNK):
-            sampled = []
-            for index in range(lo, min(lo + CHUNK, stop)):
-                program, attempt, nsha = sample(opts.seed, split, index, opts.categories)
-                label = f"seed={opts.seed} split={split} index={index}"
-                emitted = codegen.emit(label, program.source, f"wcir_{split}_{index}", passes)
-                sampled.append((index, program, attempt, nsha, label, emitted))
-            per_pass = {}
-            for cfg in passes:
-                items = [verify.Item(label, program, emitted[cfg].tu, verify.input_seed(opts.seed, split, index))
-                         for index, program, _, _, label, emitted in sampled]
-                verify.verify(items, cfg, opts.verify, cache, workdir)
-                per_pass[cfg] = items
-            if gpu:
-                from builder import gpu_verify
+    for lo in range(start, stop, CHUNK):
+        sampled = []
+        for index in range(lo, min(lo + CHUNK, stop)):
+            program, attempt, nsha = sample(opts.seed, split, index, opts.categories)
+            label = f"seed={opts.seed} split={split} index={index}"
+            emitted = codegen.emit(label, program.source, f"wcir_{split}_{index}", passes)
+            sampled.append((index, program, attempt, nsha, label, emitted))
+        per_pass = {}
+        for cfg in passes:
+            items = [verify.Item(label, program, emitted[cfg].tu, verify.input_seed(opts.seed, split, index))
+                     for index, program, _, _, label, emitted in sampled]
+            verify.verify(items, cfg, opts.verify, cache)
+            per_pass[cfg] = items
+        if gpu:
+            from builder import gpu_verify
 
-                gpu_verify.compare_devices(per_pass["cuda-forward"], per_pass)
-            for k, (index, program, attempt, nsha, _, emitted) in enumerate(sampled):
-                for cfg in passes:
-                    target, pass_, _ = TARGETS[cfg]
-                    unit = emitted[cfg]
-                    rec = base_record(opts, opts.config, split, index, program, attempt, nsha, unit, target, pass_)
-                    item = per_pass[cfg][k]
-                    rec.update(_evidence_fields(item.evidence, target))
-                    if gpu:
-                        rec.update(item.gpu)
-                    reason = _invalid_reason(opts, item, gpu)
-                    if reason:
-                        if opts.on_invalid == "error":
-                            raise GeneratorBug(opts.seed, split, index, program.kernel_name, reason)
-                        skipped[reason.split(":")[0]] += 1
-                        continue
-                    yield rec
+            gpu_verify.compare_devices(per_pass["cuda-forward"], per_pass)
+        for k, (index, program, attempt, nsha, _, emitted) in enumerate(sampled):
+            for cfg in passes:
+                target, pass_, _ = TARGETS[cfg]
+                unit = emitted[cfg]
+                rec = base_record(opts, opts.config, split, index, program, attempt, nsha, unit, target, pass_)
+                item = per_pass[cfg][k]
+                rec.update(_evidence_fields(item.evidence, target))
+                if gpu:
+                    rec.update(item.gpu)
+                reason = _invalid_reason(opts, item, gpu)
+                if reason:
+                    if opts.on_invalid == "error":
+                        raise GeneratorBug(opts.seed, split, index, program.kernel_name, reason)
+                    skipped[reason.split(":")[0]] += 1
+                    continue
+                yield rec
     if skipped:
         print(f"warp_cuda_ir: skipped {sum(skipped.values())} invalid rows in {split}[{start}:{stop}]: "
               f"{dict(sorted(skipped.items()))}", file=sys.stderr)

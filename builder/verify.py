@@ -128,11 +128,11 @@ def ptx_stats(entry: str) -> tuple[int, int]:
     return instr, regs
 
 
-def compile_cuda(items: list[Item], symbol_suffixes: tuple[str, ...], workdir: str, batch_size: int) -> None:
+def compile_cuda(items: list[Item], symbol_suffixes: tuple[str, ...], batch_size: int) -> None:
     def attempt(batch: list[Item]) -> None:
         head = codegen.split_tu(batch[0].tu, "cuda")[0]
         tu = head + "".join(codegen.split_tu(it.tu, "cuda")[1] for it in batch)
-        ptx = codegen.nvrtc_compile(tu, workdir, f"b{uuid.uuid4().hex[:12]}")
+        ptx = codegen.nvrtc_compile(tu, f"b{uuid.uuid4().hex[:12]}")
         for it in batch:
             entry = ptx_entries(ptx, [f"{it.program.kernel_name}{s}" for s in symbol_suffixes])
             ev = it.evidence
@@ -237,8 +237,7 @@ def _cached(items: list[Item], key, run: Callable[[list[Item]], None], cache: Ev
     return records
 
 
-def verify(items: list[Item], target: str, level: str, cache: EvidenceCache, workdir: str,
-           batch_size: int = 16) -> None:
+def verify(items: list[Item], target: str, level: str, cache: EvidenceCache, batch_size: int = 16) -> None:
     """Fill ``item.evidence`` for ``target`` in {"cuda-forward", "cuda-backward", "cpu"} at ``level``.
 
     One CPU compile (with adjoints) per program gives both the cpu config's compile evidence and the
@@ -255,7 +254,7 @@ def verify(items: list[Item], target: str, level: str, cache: EvidenceCache, wor
     else:
         suffixes = ("_cuda_kernel_forward",) + (("_cuda_kernel_backward",) if target == "cuda-backward" else ())
         compiled = _cached(items, lambda it: f"compile:{target}",
-                           lambda fresh: compile_cuda(fresh, suffixes, workdir, batch_size), cache, COMPILE_FIELDS)
+                           lambda fresh: compile_cuda(fresh, suffixes, batch_size), cache, COMPILE_FIELDS)
     for n, it in enumerate(items):
         ev = it.evidence
         for k in COMPILE_FIELDS:

@@ -20,7 +20,7 @@ def _items(target, n=6, seed=5):
 @pytest.mark.parametrize("target", ["cuda-forward", "cuda-backward", "cpu"])
 def test_rows_compile_and_execute_with_evidence(target, tmp_path):
     items = _items(target)
-    verify.verify(items, target, "execute", verify.EvidenceCache(str(tmp_path / "ev")), str(tmp_path))
+    verify.verify(items, target, "execute", verify.EvidenceCache(str(tmp_path / "ev")))
     for it in items:
         ev = it.evidence
         assert ev.valid, (it.label, ev)
@@ -35,7 +35,7 @@ def test_failing_batch_is_bisected_to_the_bad_row(tmp_path):
     broken = items[2]
     broken.tu = broken.tu.replace("builtin_tid1d()", "undefined_tid()").replace("builtin_tid2d(", "undefined_tid(")
     broken.tu = broken.tu.replace("builtin_tid3d(", "undefined_tid(")
-    verify.compile_cuda(items, ("_cuda_kernel_forward",), str(tmp_path), batch_size=4)
+    verify.compile_cuda(items, ("_cuda_kernel_forward",), batch_size=4)
     assert [it.evidence.compiled for it in items] == [True, True, False, True]
     assert "nvrtc" in broken.evidence.error
 
@@ -44,9 +44,9 @@ def test_one_cpu_compile_serves_every_config(tmp_path, monkeypatch):
     cache, calls, real = verify.EvidenceCache(str(tmp_path / "ev")), [], verify.execute_cpu
     monkeypatch.setattr(verify, "execute_cpu", lambda items, size: (calls.append(len(items)), real(items, size)))
     fwd = _items("cuda-forward", n=2)
-    verify.verify(fwd, "cuda-forward", "execute", cache, str(tmp_path))
+    verify.verify(fwd, "cuda-forward", "execute", cache)
     cpu = _items("cpu", n=2)
-    verify.verify(cpu, "cpu", "execute", cache, str(tmp_path))
+    verify.verify(cpu, "cpu", "execute", cache)
     assert calls == [2]  # the cpu config reused the CPU build and run made for cuda-forward's execution check
     assert all(it.evidence.valid and it.evidence.compile_target == "cpu" for it in cpu)
     assert [it.evidence.output_checksum for it in cpu] == [it.evidence.output_checksum for it in fwd]

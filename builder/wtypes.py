@@ -24,6 +24,16 @@ class WType:
     n: int = 0  # vector length / matrix order
     fields: tuple[tuple[str, WType], ...] = field(default=(), compare=True)
 
+    def __eq__(self, other: object) -> bool:
+        # The generator compares types on every leaf it draws; the types are mostly the shared constants
+        # below, so identity answers first and a differing kind or spelling answers without building tuples.
+        if self is other:
+            return True
+        if not isinstance(other, WType):
+            return NotImplemented
+        return (self.spelling == other.spelling and self.kind == other.kind and self.scalar == other.scalar
+                and self.n == other.n and self.fields == other.fields)
+
     @property
     def is_float(self) -> bool:
         return self.kind == "scalar" and self.scalar in ("float32", "float64")

@@ -82,6 +82,7 @@ def memory_profile(n: int) -> list[tuple[int, float]]:
     for k, _ in enumerate(rows(opts, "train", 0, n), start=1):
         if k in marks:
             out.append((k, rss_mib()))
+            print(f"(e) {k} rows: {out[-1][1]:.0f} MiB", file=sys.stderr, flush=True)  # a long run shows progress
     return out
 
 

@@ -6,7 +6,8 @@
 (b) end-to-end rows/s per config through the datasets builder, writing Parquet (verify=none);
 (c) num_proc=1 vs 2; (d) per config, verify=execute rows/s next to the bare compile floor
 (batched NVRTC + CPU compile + launches on the same kernels, no bookkeeping; fresh caches);
-(e) resident memory while one process generates ``--memory-rows`` rows (verify=none);
+(e) resident memory while one process generates ``--memory-rows`` cuda-backward rows (``--memory-verify``,
+    default none; ``execute`` also compiles and runs every kernel on the CPU);
 (f) generator statistics over ``--stats-rows`` train rows (programs only, no Warp): distinct normalized
 shapes in the first 1,000, mean non-empty Python lines, distinct Warp builtins overall.
 Prints Markdown tables.
@@ -75,14 +76,16 @@ def rss_mib() -> float:
         return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
 
 
-def memory_profile(n: int) -> list[tuple[int, float]]:
+def memory_profile(n: int, verify_level: str) -> list[tuple[int, float]]:
     """RSS after k rows, for k at 10%, 25%, 50%, 75% and 100% of ``n`` (flat means no per-row leak)."""
-    opts = BuildOptions(config="cuda-backward", seed=1, num_train=n, num_validation=0, num_test=0, verify="none")
     marks, out = {max(1, n * p // 100) for p in (10, 25, 50, 75, 100)}, []
-    for k, _ in enumerate(rows(opts, "train", 0, n), start=1):
-        if k in marks:
-            out.append((k, rss_mib()))
-            print(f"(e) {k} rows: {out[-1][1]:.0f} MiB", file=sys.stderr, flush=True)  # a long run shows progress
+    with tempfile.TemporaryDirectory() as evidence:
+        opts = BuildOptions(config="cuda-backward", seed=1, num_train=n, num_validation=0, num_test=0,
+                            verify=verify_level, evidence_dir=evidence)
+        for k, _ in enumerate(rows(opts, "train", 0, n), start=1):
+            if k in marks:
+                out.append((k, rss_mib()))
+                print(f"(e) {k} rows: {out[-1][1]:.0f} MiB", file=sys.stderr, flush=True)  # long runs show progress
     return out
 
 
@@ -104,6 +107,7 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=120)
     ap.add_argument("--execute-rows", type=int, default=32)
     ap.add_argument("--memory-rows", type=int, default=2000)
+    ap.add_argument("--memory-verify", choices=("none", "execute"), default="none")
     ap.add_argument("--scaling-rows", type=int, default=240)
     ap.add_argument("--stats-rows", type=int, default=10000)
     ap.add_argument("--only", choices=("memory", "stats"), help="just (e) or just (f), without the timed runs")
@@ -111,9 +115,9 @@ def main() -> None:
     if args.only == "stats":
         print("| generator statistic | value |\n|---|---|\n" + generator_stats(args.stats_rows))
         return
-    memory = memory_profile(args.memory_rows)
+    memory = memory_profile(args.memory_rows, args.memory_verify)
     if args.only == "memory":
-        print_memory(memory)
+        print_memory(memory, args.memory_verify)
         print(f"\npeak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
         return
     stats = generator_stats(args.stats_rows)
@@ -144,13 +148,13 @@ def main() -> None:
                          f"{r / floor_c:.2f} of compile floor |")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print("\n".join(lines))
-    print_memory(memory)
+    print_memory(memory, args.memory_verify)
     print("\n| generator statistic | value |\n|---|---|\n" + stats)
     print(f"\npeak RSS of the benchmark process: {rss:.0f} MiB (rows={n}, scaling rows={ns}, execute rows={m})")
 
 
-def print_memory(memory: list[tuple[int, float]]) -> None:
-    print("\n(e) resident memory while generating cuda-backward rows in one process (verify=none):\n")
+def print_memory(memory: list[tuple[int, float]], verify_level: str) -> None:
+    print(f"\n(e) resident memory while generating cuda-backward rows in one process (verify={verify_level}):\n")
     print("| rows generated | RSS (MiB) |\n|---|---|")
     print("\n".join(f"| {k} | {mib:.0f} |" for k, mib in memory))
 

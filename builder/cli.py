@@ -6,12 +6,8 @@ Bad input exits with code 2 and one line on stderr; a generator bug exits 1.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import re
-import signal
 import sys
-import threading
 from pathlib import Path
 
 import datasets
@@ -50,39 +46,8 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-@contextlib.contextmanager
-def _sigterm_as_interrupt():
-    """SIGTERM (a scheduler, `kill`) unwinds like Ctrl-C, so the temporary folders are removed.
-
-    Only in this process: worker processes forked from it keep the default action, which is how their pool
-    stops them. The previous handler is restored on the way out (main() also runs inside test processes).
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    main_pid = os.getpid()
-
-    def handler(signum, frame):
-        if os.getpid() != main_pid:
-            signal.signal(signum, signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
-            return
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    with _sigterm_as_interrupt():
-        return _build(args)
-
-
-def _build(args: argparse.Namespace) -> int:
     try:
         if args.num_proc < 1:
             raise ConfigError(f"--num-proc must be a positive integer, got {args.num_proc}")

@@ -106,3 +106,18 @@ def test_gpu_verified_row_evidence_path_runs_device_against_cpu():
     gpu_verify.compare_devices(fwd, {"cuda-forward": fwd, "cuda-backward": bwd}, device="cpu")
     for it in fwd + bwd:
         assert it.gpu["gpu_match"] and it.gpu["max_abs_err"] == 0.0 and it.gpu["gpu_name"] == "CPU"
+
+
+def test_executed_struct_programs_release_their_modules():
+    # Launching with a struct argument puts the struct type into Warp's type-size cache, and the struct refers
+    # to its module; release must drop it, or every executed batch with a struct stays alive
+    import gc
+
+    from warp._src import context
+
+    programs = [generate(derive_rng(3, "train", i), "struct") for i in range(2)]
+    items = [verify.Item(f"struct {i}", p, "", i) for i, p in enumerate(programs)]
+    verify.execute_cpu(items, batch_size=2)
+    assert all(it.evidence.executed for it in items), [it.evidence.error for it in items]
+    gc.collect()
+    assert [o.name for o in gc.get_objects() if isinstance(o, context.Module) and o.name.startswith("wcir_cpu_")] == []

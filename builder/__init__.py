@@ -7,4 +7,4 @@ private API, ``verify`` compiles and executes, ``schema``/``records`` define
 a row, and ``cli``/``folder`` write the publishable dataset folder.
 """
 
-GENERATOR_VERSION = "1.3.0"
+GENERATOR_VERSION = "1.4.0"

@@ -17,7 +17,7 @@ from builder import exprs_linalg, exprs_scalar
 from builder import wtypes as T
 from builder.policy import Policy
 from builder.rng import pick
-from builder.scope import Scope, Var
+from builder.scope import ArrayArg, Scope, Var
 from builder.wtypes import E, Interval, WType, fmt_float, lit, mag
 
 
@@ -118,9 +118,9 @@ class ExprGen:
         vars_ = self.scope.of_type(t)
         if vars_:
             options.append((4.0, lambda: self._var(vars_)))
-        reads = self.array_reads(t)
-        if reads:
-            options.append((3.0, lambda: self.rng.choice(reads)))
+        inputs = self.scope.inputs(t)
+        if inputs:
+            options.append((3.0, lambda: self.array_read(inputs)))
         fields = self.field_reads(t)
         if fields:
             options.append((2.0, lambda: self.rng.choice(fields)))
@@ -163,12 +163,11 @@ class ExprGen:
             out.append(", ".join(flipped))
         return out
 
-    def array_reads(self, t: WType) -> list[E]:
-        reads = []
-        for a in self.scope.inputs(t):
-            idx = self.rng.choice(self.index_exprs(a.name))
-            reads.append(E(f"{a.name}[{idx}]", t, a.iv, True))
-        return reads
+    def array_read(self, inputs: list[ArrayArg]) -> E:
+        """One element of one of ``inputs`` at an in-bounds index (only the chosen array's indices are built)."""
+        a = self.rng.choice(inputs)
+        idx = self.rng.choice(self.index_exprs(a.name))
+        return E(f"{a.name}[{idx}]", a.dtype, a.iv, True)
 
     def field_reads(self, t: WType) -> list[E]:
         reads = []

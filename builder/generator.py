@@ -1,7 +1,7 @@
 """Assemble one program: signature, helpers, structs, kernel body, stores.
 
-``generate(rng, category)`` is a pure function of the RNG stream, so a row
-is regenerated exactly from (seed, split, index).
+``draft(rng, category)`` and ``Draft.finish(rng)`` are pure functions of
+their RNG streams, so a row is regenerated exactly from (seed, split, index).
 """
 
 from __future__ import annotations
@@ -25,8 +25,14 @@ ATOMIC_OPS = {"float": ("add", "add", "sub", "max", "min"), "int": ("add", "sub"
 ATOMIC_INIT = {"add": 0.0, "sub": 0.0, "max": -1.0e6, "min": 1.0e6, "xor": 0.0}
 
 
+def draft(rng: random.Random, category: str) -> Draft:
+    """Everything but the stores, drawn from ``rng``."""
+    return _Builder(rng, POLICIES[category]).draft()
+
+
 def generate(rng: random.Random, category: str) -> Program:
-    return _Builder(rng, POLICIES[category]).program()
+    """A whole program from one stream: the draft, then its stores from the same ``rng``."""
+    return draft(rng, category).finish(rng)
 
 
 def _spell(rng: random.Random, t: WType) -> str:
@@ -162,7 +168,7 @@ class _Builder:
         return f"wp.array{a.ndim}d(dtype={dt})" if self.rng.random() < 0.6 else f"wp.array(dtype={dt}, ndim={a.ndim})"
 
     # ---------------------------------------------------------------- kernel
-    def program(self) -> Program:
+    def draft(self) -> Draft:
         r, p = self.rng, self.policy
         shape = self.shape()
         if p.structs and r.random() < 0.3:
@@ -192,12 +198,10 @@ class _Builder:
             if len(block.lines) >= p.max_lines:
                 break
             sg.statement()
-        self.stores(sg)
         sig = ",\n".join(f"    {a.name}: {self.annotation(a)}" for a in self.args)
-        self.chunks.append(f"@wp.kernel\ndef {name}(\n{sig},\n):\n" + "\n".join(block.lines) + "\n")
-        source = "import warp as wp\n\n\n" + "\n\n".join(self.chunks)
-        return Program(p.name, name, source, self.args, shape, self.structs,
-                       [f.name for f in self.funcs], list(self.structs))
+        self.chunks.append(f"@wp.kernel\ndef {name}(\n{sig},\n):\n" + "\n".join(block.lines))
+        head = "import warp as wp\n\n\n" + "\n\n".join(self.chunks)
+        return Draft(self, sg, len(block.lines), head, name, shape)
 
     def linear_index(self) -> str:
         ref = self.scope.arrays[0].name
@@ -216,14 +220,34 @@ class _Builder:
             elif self.rng.random() < 0.5:
                 sg.declare(_own_read(a, own))
 
-    def stores(self, sg: StmtGen) -> None:
-        g, own = sg.g, ", ".join(self.scope.tid)
-        for a in self.scope.arrays:
+
+class Draft:
+    """A program up to its stores: the kernel's last lines, which write the outputs and accumulators.
+
+    ``head`` is the source before them (it ends where a line ends, without the newline). ``finish`` may be
+    called again with another RNG: storing draws no new names and only appends lines, so each call starts
+    from the same state and gives the program with other stores. Drawing a row uses that to land in its
+    split's partition by redrawing a few lines instead of a whole program (records.sample).
+    """
+
+    def __init__(self, b: _Builder, sg: StmtGen, body_lines: int, head: str, name: str, shape: tuple[int, ...]):
+        self._b, self._sg, self._body_lines = b, sg, body_lines
+        self.head, self.kernel_name, self.shape = head, name, shape
+
+    def finish(self, rng: random.Random) -> Program:
+        b, sg = self._b, self._sg
+        del sg.block.lines[self._body_lines:]
+        b.rng = sg.rng = sg.g.rng = rng
+        g, own = sg.g, ", ".join(b.scope.tid)
+        for a in b.scope.arrays:
             if a.role == "out":
-                e = g.strong(g.gen(a.dtype, self.rng.randint(1, self.policy.depth)))
+                e = g.strong(g.gen(a.dtype, rng.randint(1, b.policy.depth)))
                 sg.block.emit(f"{a.name}[{own}] = {e.code}")
             elif a.role == "acc":
                 emit_atomic(sg, a)
+        source = self.head + "\n" + "\n".join(sg.block.lines[self._body_lines:]) + "\n"
+        return Program(b.policy.name, self.kernel_name, source, b.args, self.shape, b.structs,
+                       [f.name for f in b.funcs], list(b.structs))
 
 
 def _own_read(a: ArrayArg, own: str) -> E:

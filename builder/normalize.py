@@ -11,73 +11,149 @@ from __future__ import annotations
 import hashlib
 import keyword
 import re
-from collections.abc import Iterator
 
 _KEEP = {"wp", "range", "float", "int", "True", "False", "None"}
 
 # One regular-expression pass over the source instead of the tokenize and ast modules, which dominated the
-# cost of drawing a row (every row draws about three candidates and hashes each). For the code the generator
-# writes it gives the tokens tokenize gives; tests/test_generator.py checks both functions below against
-# tokenize / ast versions over many generated programs.
+# cost of drawing a row. For the code the generator writes it gives the tokens tokenize gives;
+# tests/test_generator.py checks both functions below against tokenize / ast versions over many generated
+# programs. The pattern has no groups: findall returns plain strings and a token's first character says its
+# kind, which is cheaper than asking each match for its group name.
 _TOKEN = re.compile(r"""
-    (?P<newline>\r?\n[ \t\f]*)
-  | (?P<number>0[xXoObB][\da-fA-F_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][-+]?\d[\d_]*)?[jJ]?)
-  | (?P<string>[rRbBuUfF]{0,2}(?:'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"))
-  | (?P<name>[^\W\d]\w*)
-  | (?P<op>\*\*=|//=|>>=|<<=|->|:=|\.\.\.|[-+*/%&|^@<>=!:]=|\*\*|//|<<|>>|[-+*/%&|^~<>=()\[\]{}:,.;@])
-  | (?P<space>[ \t\f]+|\\\r?\n)
-  | (?P<comment>\#[^\r\n]*)
-  | (?P<error>.)
+    \r?\n[ \t\f]*                                                              # newline and the next indent
+  | 0[xXoObB][\da-fA-F_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][-+]?\d[\d_]*)?[jJ]?  # number
+  | [rRbBuUfF]{0,2}(?:'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")   # string
+  | [^\W\d]\w*                                                                 # name
+  | \*\*=|//=|>>=|<<=|->|:=|\.\.\.|[-+*/%&|^@<>=!:]=|\*\*|//|<<|>>|[-+*/%&|^~<>=()\[\]{}:,.;@]  # op
+  | [ \t\f]+|\\\r?\n                                                          # space, line continuation
+  | \#[^\r\n]*                                                                 # comment
+  | .                                                                          # anything else: an error
 """, re.VERBOSE)
+_OP_CHARS = frozenset("-+*/%&|^~<>=()[]{}:,.;@")
 
 
-def tokens(source: str) -> Iterator[tuple[str, str]]:
+class _Tokenizer:
+    """The layout state of a token pass, so a source can be fed in pieces and a pass forked (``copy``).
+
+    A piece must end where a line ends (before its ``\\n``), so no token straddles two pieces.
+    """
+
+    __slots__ = ("indents", "depth", "lead", "at_line_start", "started")
+
+    def __init__(self) -> None:
+        self.indents = [""]
+        self.depth = 0  # inside brackets a line break is not a NEWLINE and indentation does not count
+        self.lead, self.at_line_start, self.started = "", True, False
+
+    def copy(self) -> _Tokenizer:
+        t = _Tokenizer.__new__(_Tokenizer)
+        t.indents, t.depth, t.lead = list(self.indents), self.depth, self.lead
+        t.at_line_start, t.started = self.at_line_start, self.started
+        return t
+
+    def feed(self, piece: str) -> list[tuple[str, str]]:
+        if not self.started:
+            piece, self.started = "\n" + piece, True
+        indents, depth, lead, at_line_start = self.indents, self.depth, self.lead, self.at_line_start
+        out: list[tuple[str, str]] = []
+        for text in _TOKEN.findall(piece):
+            c = text[0]
+            if c == "\n" or c == "\r":
+                if depth == 0:
+                    if not at_line_start:
+                        out.append(("newline", "\n"))
+                    at_line_start, lead = True, text.lstrip("\r\n")
+                continue
+            if c in " \t\f#\\":  # space, comment, line continuation
+                continue
+            if c == "_" or c.isalpha():
+                kind = "string" if text[-1] in "'\"" else "name"  # a prefixed string starts with a letter
+            elif c.isdigit() or (c == "." and len(text) > 1 and text[1].isdigit()):
+                kind = "number"
+            elif c in "'\"":
+                kind = "string"
+            elif len(text) > 1 or c in _OP_CHARS:
+                kind = "op"
+                if c in "([{":
+                    depth += 1
+                elif c in ")]}":
+                    depth -= 1
+            else:
+                raise ValueError(f"cannot tokenize {text!r} in a generated program")
+            if at_line_start:
+                if len(lead) > len(indents[-1]):
+                    indents.append(lead)
+                    out.append(("indent", lead))
+                while len(lead) < len(indents[-1]):
+                    indents.pop()
+                    out.append(("dedent", ""))
+                at_line_start = False
+            out.append((kind, text))
+        self.depth, self.lead, self.at_line_start = depth, lead, at_line_start
+        return out
+
+    def close(self) -> list[tuple[str, str]]:
+        out = [] if self.at_line_start else [("newline", "\n")]
+        out += [("dedent", "")] * (len(self.indents) - 1)
+        out.append(("end", ""))
+        return out
+
+
+def tokens(source: str) -> list[tuple[str, str]]:
     """``(kind, text)`` pairs as tokenize orders them, without NL and COMMENT tokens.
 
     Kinds: name, number, string, op, and the layout kinds newline ("\\n"), indent (its whitespace),
     dedent ("") and end ("").
     """
-    indents = [""]
-    depth = 0  # inside brackets a line break is not a NEWLINE and indentation does not count
-    lead, at_line_start = "", True
-    for m in _TOKEN.finditer("\n" + source):
-        kind, text = m.lastgroup, m.group()
-        if kind == "newline":
-            if depth == 0:
-                if not at_line_start:
-                    yield "newline", "\n"
-                at_line_start, lead = True, text.lstrip("\r\n")
-            continue
-        if kind in ("space", "comment"):
-            continue
-        if kind == "error":
-            raise ValueError(f"cannot tokenize {text!r} in a generated program")
-        if at_line_start:
-            if len(lead) > len(indents[-1]):
-                indents.append(lead)
-                yield "indent", lead
-            while len(lead) < len(indents[-1]):
-                indents.pop()
-                yield "dedent", ""
-            at_line_start = False
-        if kind == "op":
-            if text in ("(", "[", "{"):
-                depth += 1
-            elif text in (")", "]", "}"):
-                depth -= 1
-        yield kind, text
-    if not at_line_start:
-        yield "newline", "\n"
-    for _ in indents[1:]:
-        yield "dedent", ""
-    yield "end", ""
+    t = _Tokenizer()
+    return t.feed(source) + t.close()
 
 
-def normalized(source: str) -> str:
-    names: dict[str, str] = {}
+class Normalizer:
+    """The normalized form's SHA-256, computed piece by piece.
+
+    Drawing a row tries several endings of one program (records.sample): the shared beginning is
+    tokenized and hashed once, and each ending is fed to a ``copy``. Feeding a source in pieces gives the
+    same digest as ``normalized_sha256`` of the whole (tests/test_generator.py checks it).
+    """
+
+    __slots__ = ("_tok", "_toks", "_names", "_prev", "_sha", "_sep")
+
+    def __init__(self) -> None:
+        self._tok, self._toks, self._names, self._prev = _Tokenizer(), [], {}, ""
+        self._sha, self._sep = hashlib.sha256(), ""
+
+    def copy(self) -> Normalizer:
+        n = Normalizer.__new__(Normalizer)
+        n._tok, n._toks, n._names, n._prev = self._tok.copy(), list(self._toks), dict(self._names), self._prev
+        n._sha, n._sep = self._sha.copy(), self._sep
+        return n
+
+    def feed(self, text: str) -> Normalizer:
+        self._add(self._tok.feed(text))
+        return self
+
+    def hexdigest(self) -> str:
+        done = self.copy()
+        done._add(done._tok.close())
+        return done._sha.hexdigest()
+
+    def tokens(self) -> list[tuple[str, str]]:
+        """What ``tokens`` gives for everything fed so far, as if it ended here (no second pass needed)."""
+        return self._toks + self._tok.copy().close()
+
+    def _add(self, toks: list[tuple[str, str]]) -> None:
+        self._toks += toks
+        out, self._prev = _normalize(toks, self._names, self._prev)
+        if out:
+            self._sha.update((self._sep + " ".join(out)).encode())
+            self._sep = " "
+
+
+def _normalize(toks: list[tuple[str, str]], names: dict[str, str], prev: str) -> tuple[list[str], str]:
+    """Identifiers (not ``wp``, builtins or attributes) to ``v0, v1, ...`` by first appearance; numbers to N."""
     out: list[str] = []
-    prev = ""
-    for kind, text in tokens(source):
+    for kind, text in toks:
         raw = text
         if kind == "name" and text not in _KEEP and prev != "." and not keyword.iskeyword(text):
             text = names.setdefault(text, f"v{len(names)}")
@@ -85,11 +161,15 @@ def normalized(source: str) -> str:
             text = "N"
         out.append(text)
         prev = raw
-    return " ".join(out)
+    return out, prev
+
+
+def normalized(source: str) -> str:
+    return " ".join(_normalize(tokens(source), {}, "")[0])
 
 
 def normalized_sha256(source: str) -> str:
-    return hashlib.sha256(normalized(source).encode()).hexdigest()
+    return Normalizer().feed(source).hexdigest()
 
 
 # Warp's builtin names for Python's operators: binary and augmented (``-`` and ``-=`` are both "sub"), unary.
@@ -101,6 +181,11 @@ _UNARY = {"-": "neg", "~": "invert", "not": "unot"}  # unary + has no builtin
 
 def builtins_used(source: str) -> list[str]:
     """``wp.*`` functions called in function bodies (not signatures or annotations) plus operator builtins."""
+    return builtins_in(tokens(source))
+
+
+def builtins_in(toks: list[tuple[str, str]]) -> list[str]:
+    """``builtins_used`` of the source whose ``tokens`` these are."""
     found: set[str] = set()
     body_levels: list[int] = []  # indentation depths of the function bodies we are in
     level = 0
@@ -108,7 +193,7 @@ def builtins_used(source: str) -> list[str]:
     pending_def = False  # the next INDENT opens a function body
     window: list[str] = ["", "", ""]  # the three tokens before this one
     operand_end = False  # the previous token ends an operand, so + - are binary
-    for kind, text in tokens(source):
+    for kind, text in toks:
         if kind == "indent":
             level += 1
             if pending_def:

@@ -37,6 +37,7 @@ class Policy:
     # 100-line kernels would cost more than hundreds of typical ones.
     max_lines: int = 40
     _expr: dict = field(default_factory=dict, compare=False, repr=False)
+    _types: tuple = field(default=(), compare=False, repr=False)  # asked on most expressions drawn
 
     def __post_init__(self) -> None:
         unknown = [n for n in self.type_names if n not in TYPE_NAMES]
@@ -45,6 +46,7 @@ class Policy:
         if not (0 < self.stmts[0] <= self.stmts[1]) or self.depth < 1 or self.max_lines < 10:
             raise ValueError(f"policy {self.name!r}: bad limits stmts={self.stmts} depth={self.depth} "
                              f"max_lines={self.max_lines}")
+        object.__setattr__(self, "_types", tuple(TYPE_NAMES[n] for n in self.type_names))
         self._expr.update(BASE_EXPR)
         self._expr.update(dict(self.expr))
         self._expr.update({f"stmt:{k}": v for k, v in BASE_STMT.items()})
@@ -57,7 +59,7 @@ class Policy:
         return self._expr[f"stmt:{key}"]
 
     def types(self) -> tuple[WType, ...]:
-        return tuple(TYPE_NAMES[n] for n in self.type_names)
+        return self._types
 
     def scalar_types(self) -> tuple[WType, ...]:
         out = tuple(t for t in self.types() if t.kind == "scalar")

@@ -3,7 +3,8 @@
 Split membership is a property of the program, not of the index: a candidate
 drawn for (seed, split, index, attempt) is kept only if the hash of its
 normalized form falls in that split's partition, so no normalized program can
-appear in two splits.
+appear in two splits. A candidate that misses redraws only the program's
+stores (its last lines), not the whole program.
 """
 
 from __future__ import annotations
@@ -12,17 +13,21 @@ import hashlib
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from builder import GENERATOR_VERSION, codegen, verify
 from builder.config import BuildOptions
-from builder.generator import generate
-from builder.normalize import builtins_used, normalized_sha256
+from builder.generator import draft
+from builder.normalize import Normalizer, builtins_in
 from builder.program import Program
 from builder.rng import derive_rng
 from builder.schema import GPU_FIELDS, SPLITS, TARGETS
 
 CHUNK = 16  # programs verified together (one compiler invocation per target)
-MAX_ATTEMPTS = 64  # (2/3)**64 ~ 1e-11: never reached in practice
+# Store redraws per draft, then a new draft: 8 x 8 candidates in all, (2/3)**64 ~ 1e-11 never runs out.
+# A draft whose outputs admit few distinct stores still gets new drafts after 8 misses.
+STORE_DRAWS = 8
+MAX_DRAFTS = 8
 
 
 class GeneratorBug(RuntimeError):
@@ -36,38 +41,51 @@ class GeneratorBug(RuntimeError):
         return GeneratorBug, self.fields
 
 
-def sample(seed: int, split: str, index: int, categories: tuple[str, ...]) -> tuple[Program, int, str]:
+class Drawn(NamedTuple):
+    program: Program
+    attempt: int  # candidates drawn before this one
+    normalized_sha256: str
+    builtins: list[str]  # normalize.builtins_used of its source, from the tokens the hash already read
+
+
+def sample(seed: int, split: str, index: int, categories: tuple[str, ...]) -> Drawn:
     """The program for row (seed, split, index): deterministic, and in this split's partition."""
     category = categories[index % len(categories)]
     part = SPLITS.index(split)
-    for attempt in range(MAX_ATTEMPTS):
-        program = generate(derive_rng(seed, split, index, attempt), category)
-        nsha = normalized_sha256(program.source)
-        if int(nsha[:8], 16) % len(SPLITS) == part:
-            return program, attempt, nsha
-    raise GeneratorBug(seed, split, index, "?", f"no program in partition after {MAX_ATTEMPTS} attempts")
+    for d in range(MAX_DRAFTS):
+        rng = derive_rng(seed, split, index, d)
+        body = draft(rng, category)
+        head = Normalizer().feed(body.head)  # tokenized and hashed once for all its endings
+        for s in range(STORE_DRAWS):
+            program = body.finish(rng if s == 0 else derive_rng(seed, split, index, d, s))
+            whole = head.copy().feed(program.source[len(body.head):])
+            nsha = whole.hexdigest()
+            if int(nsha[:8], 16) % len(SPLITS) == part:
+                return Drawn(program, d * STORE_DRAWS + s, nsha, builtins_in(whole.tokens()))
+    raise GeneratorBug(seed, split, index, "?",
+                       f"no program in partition after {MAX_DRAFTS * STORE_DRAWS} candidates")
 
 
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def base_record(opts: BuildOptions, config: str, split: str, index: int, program: Program, attempt: int,
-                nsha: str, unit: codegen.Unit, target: str, pass_: str) -> dict:
-    ir = unit.ir
+def base_record(opts: BuildOptions, config: str, split: str, index: int, drawn: Drawn, unit: codegen.Unit,
+                target: str, pass_: str) -> dict:
+    ir, program = unit.ir, drawn.program
     return {
         "id": f"{config}/{split}/{opts.seed}/{index}" + (f"/{pass_}" if config == "gpu-verified" else ""),
-        "config": config, "seed": opts.seed, "split": split, "index": index, "attempt": attempt,
+        "config": config, "seed": opts.seed, "split": split, "index": index, "attempt": drawn.attempt,
         "category": program.category, "kernel_name": program.kernel_name, "python_source": program.source,
         "target": target, "pass": pass_, "ir": ir, "entry_point": unit.entry, "module_source": unit.tu,
         "arg_names": [a.name for a in program.args], "arg_types": program.arg_type_strings(),
         "arg_roles": program.arg_roles(), "arg_shapes": program.arg_shapes(),
         "launch_dims": len(program.launch_shape), "launch_shape": list(program.launch_shape),
-        "builtins": builtins_used(program.source),
+        "builtins": drawn.builtins,
         "source_lines": sum(1 for x in program.source.splitlines() if x.strip()),
         "ir_lines": len(ir.splitlines()), "warp_version": codegen.toolchain()["warp"],
         "generator_version": GENERATOR_VERSION, "source_sha256": _sha(program.source), "ir_sha256": _sha(ir),
-        "normalized_sha256": nsha, "verify": opts.verify,
+        "normalized_sha256": drawn.normalized_sha256, "verify": opts.verify,
         **{k: None for k in GPU_FIELDS},
     }
 
@@ -88,25 +106,24 @@ def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict
     for lo in range(start, stop, CHUNK):
         sampled = []
         for index in range(lo, min(lo + CHUNK, stop)):
-            program, attempt, nsha = sample(opts.seed, split, index, opts.categories)
+            drawn = sample(opts.seed, split, index, opts.categories)
             label = f"seed={opts.seed} split={split} index={index}"
-            emitted = codegen.emit(label, program.source, f"wcir_{split}_{index}", passes)
-            sampled.append((index, program, attempt, nsha, label, emitted))
+            emitted = codegen.emit(label, drawn.program.source, f"wcir_{split}_{index}", passes)
+            sampled.append((index, drawn, label, emitted))
         per_pass = {}
         for cfg in passes:
-            items = [verify.Item(label, program, emitted[cfg].tu, verify.input_seed(opts.seed, split, index))
-                     for index, program, _, _, label, emitted in sampled]
+            items = [verify.Item(label, drawn.program, emitted[cfg].tu, verify.input_seed(opts.seed, split, index))
+                     for index, drawn, label, emitted in sampled]
             verify.verify(items, cfg, opts.verify, cache)
             per_pass[cfg] = items
         if gpu:
             from builder import gpu_verify
 
             gpu_verify.compare_devices(per_pass["cuda-forward"], per_pass)
-        for k, (index, program, attempt, nsha, _, emitted) in enumerate(sampled):
+        for k, (index, drawn, _, emitted) in enumerate(sampled):
             for cfg in passes:
                 target, pass_, _ = TARGETS[cfg]
-                unit = emitted[cfg]
-                rec = base_record(opts, opts.config, split, index, program, attempt, nsha, unit, target, pass_)
+                rec = base_record(opts, opts.config, split, index, drawn, emitted[cfg], target, pass_)
                 item = per_pass[cfg][k]
                 rec.update(_evidence_fields(item.evidence, target))
                 if gpu:
@@ -114,7 +131,7 @@ def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict
                 reason = _invalid_reason(opts, item, gpu)
                 if reason:
                     if opts.on_invalid == "error":
-                        raise GeneratorBug(opts.seed, split, index, program.kernel_name, reason)
+                        raise GeneratorBug(opts.seed, split, index, drawn.program.kernel_name, reason)
                     skipped[reason.split(":")[0]] += 1
                     continue
                 yield rec

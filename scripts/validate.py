@@ -400,7 +400,8 @@ def check_determinism(all_tables: dict[str, dict[str, pa.Table]], k: int, seed: 
         key = (row["seed"], split, row["index"], cats_by_cfg[cfg])
         try:
             if key not in by_program:
-                program, _, nsha = sample(row["seed"], split, row["index"], cats_by_cfg[cfg])
+                drawn = sample(row["seed"], split, row["index"], cats_by_cfg[cfg])
+                program, nsha = drawn.program, drawn.normalized_sha256
                 emitted = codegen.emit(f"seed={row['seed']} split={split} index={row['index']}", program.source,
                                        f"wcir_{split}_{row['index']}", ("cuda-forward", "cuda-backward", "cpu"))
                 by_program[key] = (program, nsha, emitted)

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from builder import codegen
-from builder.generator import generate
-from builder.normalize import _KEEP, builtins_used, normalized, normalized_sha256
+from builder.generator import draft, generate
+from builder.normalize import _KEEP, Normalizer, builtins_in, builtins_used, normalized, normalized_sha256, tokens
 from builder.policy import CATEGORIES, POLICIES, Policy
 from builder.rng import derive_rng
 
@@ -109,6 +109,55 @@ def test_token_pass_equals_the_references_on_hand_written_edge_cases():
               "    y -= wp.abs(x) @ 2 if not x else +x\n    return y[1:-1] % 3 // 2 << 1 >> 1 & 1 | 2 ^ 4 / 5\n"
               "\n\nclass S:\n    v: wp.vec3\n")
     assert builtins_used(source) == _builtins_by_ast(source)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=2**31 - 1), index=st.integers(min_value=0, max_value=10**6))
+def test_a_source_fed_in_pieces_hashes_and_tokenizes_as_the_whole(seed, index):
+    # records.sample hashes a draft's head once and each candidate ending on a copy; the split partition
+    # and the dedup key are only sound if that equals the hash of the whole program
+    for category in CATEGORIES:
+        body = draft(derive_rng(seed, "test", index), category)
+        head = Normalizer().feed(body.head)
+        for k in range(3):
+            source = body.finish(derive_rng(seed, "test", index, k)).source
+            assert source.startswith(body.head + "\n")
+            whole = head.copy().feed(source[len(body.head):])
+            assert whole.hexdigest() == normalized_sha256(source)
+            assert whole.tokens() == tokens(source)
+            assert builtins_in(whole.tokens()) == builtins_used(source)
+        assert head.hexdigest() == normalized_sha256(body.head)  # copies left the head untouched
+
+
+def test_a_draft_finishes_the_same_way_whatever_it_finished_before():
+    for category in CATEGORIES:
+        body = draft(derive_rng(3, "train", 9), category)
+        first = body.finish(derive_rng(3, "train", 9, 1)).source
+        other = body.finish(derive_rng(3, "train", 9, 2)).source
+        again = body.finish(derive_rng(3, "train", 9, 1)).source
+        fresh = draft(derive_rng(3, "train", 9), category).finish(derive_rng(3, "train", 9, 1)).source
+        assert first == again == fresh
+        assert first.count("\n") == fresh.count("\n")
+        assert other.startswith(body.head)
+
+
+def test_a_row_is_the_first_candidate_in_its_partition():
+    from builder.records import STORE_DRAWS, sample
+    from builder.schema import SPLITS
+
+    def candidate(index: int, d: int, k: int) -> str:
+        rng = derive_rng(4, "validation", index, d)
+        body = draft(rng, CATEGORIES[index % len(CATEGORIES)])
+        return body.finish(rng if k == 0 else derive_rng(4, "validation", index, d, k)).source
+
+    def in_partition(source: str) -> bool:
+        return int(normalized_sha256(source)[:8], 16) % len(SPLITS) == SPLITS.index("validation")
+
+    for index in range(30):
+        drawn = sample(4, "validation", index, CATEGORIES)
+        assert candidate(index, *divmod(drawn.attempt, STORE_DRAWS)) == drawn.program.source
+        assert not any(in_partition(candidate(index, *divmod(a, STORE_DRAWS))) for a in range(drawn.attempt))
+        assert in_partition(drawn.program.source) and drawn.builtins == builtins_used(drawn.program.source)
 
 
 def test_policy_validates_itself():

@@ -19,7 +19,7 @@ NVCC = shutil.which("nvcc") or (os.path.join(os.environ["CUDA_HOME"], "bin", "nv
 @pytest.mark.skipif(not NVCC or not os.path.exists(NVCC), reason="nvcc not installed")
 @pytest.mark.parametrize("index", [0, 5, 13])
 def test_nvcc_compiles_module_source(index, tmp_path):
-    program, _, _ = sample(21, "test", index, CATEGORIES)
+    program = sample(21, "test", index, CATEGORIES).program
     tu = codegen.emit(f"index={index}", program.source, f"nv_{index}", ("cuda-backward",))["cuda-backward"].tu
     # Warp's source targets NVRTC; with the CUDA runtime headers, WP_NO_CRT would redeclare int64_t.
     src = tmp_path / "row.cu"

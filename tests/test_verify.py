@@ -11,7 +11,7 @@ from builder.rng import derive_rng
 def _items(target, n=6, seed=5):
     out = []
     for index in range(n):
-        program, _, _ = sample(seed, "train", index, CATEGORIES)
+        program = sample(seed, "train", index, CATEGORIES).program
         tu = codegen.emit(f"index={index}", program.source, f"tv_{index}", (target,))[target].tu
         out.append(verify.Item(f"index={index}", program, tu, verify.input_seed(seed, "train", index)))
     return out
@@ -92,7 +92,7 @@ def test_batches_keep_warp_helper_functions_apart():
     # two such translation units cannot be concatenated into one batch.
     src = ("import warp as wp\n\n\n@wp.kernel\ndef {k}(a: wp.array(dtype=wp.vec3), o: wp.array(dtype=float)):\n"
            "    i = wp.tid()\n    o[i] = wp.norm_l1(a[i])\n")
-    program, _, _ = sample(5, "train", 0, CATEGORIES)
+    program = sample(5, "train", 0, CATEGORIES).program
     units = [codegen.emit(k, src.format(k=k), f"tb_{k}", ("cuda-forward",))["cuda-forward"] for k in ("ka", "kb")]
     items = [verify.Item("x", program, u.tu, 0) for u in units]
     assert [len(b) for b in verify.name_disjoint_batches(items, 16, verify.cuda_symbols)] == [1, 1]

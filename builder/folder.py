@@ -6,6 +6,7 @@ at the end, so an interrupted or failed build never leaves a half-written folder
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import tempfile
@@ -37,20 +38,31 @@ def build_config(opts: BuildOptions, staging: Path, hf_cache: str, num_proc: int
     fields = {k: getattr(opts, k) for k in BuildOptions.__dataclass_fields__ if k != "config"}
     builder = WarpCudaIR(config_name=opts.config, cache_dir=hf_cache, **fields)
     builder.download_and_prepare(num_proc=num_proc if num_proc > 1 else None)
-    ds = builder.as_dataset()
     sizes = {}
     (staging / opts.config).mkdir(parents=True, exist_ok=True)
     for split in SPLITS:
-        if split not in ds:
+        if split not in builder.info.splits:
             continue
-        part = ds[split]
-        n = shard_count(len(part), opts.num_shards)
+        rows = builder.info.splits[split].num_examples
+        n = shard_count(rows, opts.num_shards)
         for i in range(n):
-            path = staging / opts.config / f"{split}-{i:05d}-of-{n:05d}.parquet"
-            part.shard(n, i, contiguous=True).to_parquet(str(path))
-        sizes[split] = len(part)
-    del ds, builder
+            _write_shard(builder, split, n, i, staging / opts.config / f"{split}-{i:05d}-of-{n:05d}.parquet")
+        sizes[split] = rows
+    del builder
     return sizes
+
+
+def _write_shard(builder, split: str, n: int, i: int, path: Path) -> None:
+    """Shard ``i`` of ``n`` of a prepared split, through its own memory map of the Arrow cache.
+
+    Pages read through a memory map count in the process's resident size until the map is closed: one map
+    over a whole split made writing the 10,000-row cuda-backward train split peak at 1.4 GB resident (1.3 GB
+    of it file pages), against 0.36 GB when each shard opens and closes its own.
+    """
+    part = builder.as_dataset(split=split)
+    part.shard(n, i, contiguous=True).to_parquet(str(path))
+    del part
+    gc.collect()  # a Dataset can sit in a reference cycle; the map closes only when it is freed
 
 
 def build_folder(options: list[BuildOptions], out: Path, num_proc: int, overwrite: bool) -> dict[str, dict[str, int]]:

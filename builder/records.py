@@ -24,10 +24,11 @@ from builder.rng import derive_rng
 from builder.schema import GPU_FIELDS, SPLITS, TARGETS
 
 CHUNK = 16  # programs verified together (one compiler invocation per target)
-# Store redraws per draft, then a new draft: 8 x 8 candidates in all, (2/3)**64 ~ 1e-11 never runs out.
-# A draft whose outputs admit few distinct stores still gets new drafts after 8 misses.
+# Store redraws per draft, then a new draft. A draft's candidates share its head, so they are not independent
+# (a draft whose stores admit few normalized forms can miss all 8); the drafts are. In a 2,000-program build
+# the most any row needed was 19 candidates, its third draft.
 STORE_DRAWS = 8
-MAX_DRAFTS = 8
+MAX_DRAFTS = 16
 
 
 class GeneratorBug(RuntimeError):

@@ -104,6 +104,11 @@ def _md_escape(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _most_common(counts: Counter, n: int) -> list[tuple[str, int]]:
+    """Counter.most_common with ties broken by name, so the card does not depend on counting order."""
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+
+
 def _plots(folder: Path, per_config: dict[str, pa.Table], builtin_counts: Counter) -> dict[str, str]:
     import matplotlib
 
@@ -126,7 +131,7 @@ def _plots(folder: Path, per_config: dict[str, pa.Table], builtin_counts: Counte
         fig.savefig(folder / PLOTS[column], dpi=110)
         plt.close(fig)
         written[column] = PLOTS[column]
-    top = builtin_counts.most_common(40)
+    top = _most_common(builtin_counts, 40)
     fig, ax = plt.subplots(figsize=(7, max(3.0, 0.18 * len(top) + 1)))
     if top:
         names, counts = zip(*reversed(top))
@@ -224,9 +229,9 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
                         f"{_quantiles(t.column('ir_lines').to_pylist())} |")
     if first is not None:
         for b in first.column("builtins").to_pylist():
-            builtin_counts.update(set(b or []))
+            builtin_counts.update(sorted(set(b or [])))  # not set order: it changes with PYTHONHASHSEED
     plots = _plots(folder, per_config, builtin_counts) if per_config else {}
-    top = ", ".join(f"`{b}` ({n})" for b, n in builtin_counts.most_common(15))
+    top = ", ".join(f"`{b}` ({n})" for b, n in _most_common(builtin_counts, 15))
 
     # verification
     ver_rows = ["| config | verify | compiled | executed | non-degenerate outputs | GPU match |",

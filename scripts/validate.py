@@ -344,9 +344,10 @@ def check_content(cfg: str, tables: dict[str, pa.Table]) -> list[Check]:
                      (f"unknown categories {unknown}; " if unknown else "")
                      + f"counts over {len(cats)} categories: {msg}",
                      len(counts), bad_ids, {"counts": dict(counts), "categories": list(cats)}))
-    builtins = Counter(b for bs in t.column("builtins").to_pylist() for b in set(bs or []))
+    builtins = Counter(b for bs in t.column("builtins").to_pylist() for b in sorted(set(bs or [])))
+    by_rows = dict(sorted(builtins.items(), key=lambda kv: (-kv[1], kv[0])))  # same JSON under any hash seed
     out.append(Check("builtin_coverage", cfg, "info", f"{len(builtins)} distinct builtins",
-                     len(builtins), [], {"builtins": dict(builtins.most_common())}))
+                     len(builtins), [], {"builtins": by_rows}))
     # verification evidence
     levels = set(t.column("verify").to_pylist())
     shares = {}

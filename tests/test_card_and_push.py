@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import push_to_hub as P  # noqa: E402
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -36,6 +38,24 @@ def test_card_round_trip(copy):
     assert all(f"`{k}`" in body for k in FIELD_DOCS)
     for png in ("plot_source_lines.png", "plot_ir_lines.png", "plot_builtins.png"):
         assert (copy / png).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_card_is_the_same_bytes_under_any_hash_seed(folder, tmp_path):
+    # set iteration order changes with PYTHONHASHSEED; two renders of one folder must not differ
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    outs = []
+    for hash_seed in ("1", "2"):
+        dst = tmp_path / f"seed{hash_seed}"
+        shutil.copytree(folder, dst)
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        subprocess.run([sys.executable, "-c", f"from dataset_card.render import render; render({str(dst)!r})"],
+                       check=True, env=env, cwd=Path(__file__).resolve().parents[1])
+        outs.append([(dst / name).read_bytes() for name in ("README.md", "plot_builtins.png")])
+    assert outs[0] == outs[1]
 
 
 def test_card_loads_with_datasets(folder):

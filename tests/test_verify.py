@@ -30,7 +30,7 @@ def test_rows_compile_and_execute_with_evidence(target, tmp_path):
             assert ev.ptx.count(".entry") == (2 if target == "cuda-backward" else 1)
 
 
-def test_failing_batch_is_bisected_to_the_bad_row(tmp_path):
+def test_failing_batch_is_bisected_to_the_bad_row():
     items = _items("cuda-forward", n=4)
     broken = items[2]
     broken.tu = broken.tu.replace("builtin_tid1d()", "undefined_tid()").replace("builtin_tid2d(", "undefined_tid(")
@@ -75,7 +75,7 @@ def test_checksum_ignores_last_bit_noise():
     assert execute.checksum({"o": x}) != execute.checksum({"o": x + 0.01})
 
 
-def test_kernel_cache_does_not_grow(tmp_path):
+def test_kernel_cache_does_not_grow():
     import os
 
     import warp as wp

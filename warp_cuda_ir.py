@@ -20,7 +20,7 @@ import datasets
 
 from builder import GENERATOR_VERSION
 from builder.config import DEFAULT_SIZES, BuildOptions
-from builder.policy import CATEGORIES
+from builder.grammar.policy import CATEGORIES
 from builder.schema import CONFIGS, FEATURES, SPLITS
 
 _DESCRIPTIONS = {
@@ -82,7 +82,7 @@ class WarpCudaIR(datasets.GeneratorBasedBuilder):
     def _split_generators(self, dl_manager):
         opts = self.config.options
         if opts.config == "gpu-verified":
-            from builder import codegen
+            from builder.warp_backend import codegen
 
             if not codegen.cuda_available():
                 raise GPURequired("the gpu-verified config requires a CUDA GPU; none is visible to Warp here")
@@ -98,7 +98,7 @@ class WarpCudaIR(datasets.GeneratorBasedBuilder):
         return out
 
     def _generate_examples(self, shards):
-        from builder.records import rows
+        from builder.dataset.records import rows
 
         opts = self.config.options
         for split, start, stop in shards:

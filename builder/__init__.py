@@ -1,10 +1,9 @@
 """Generate (Warp Python kernel -> Warp-emitted C++/CUDA) pairs.
 
-The package is split by concern: ``rng`` derives every random stream,
-``wtypes``/``scope``/``exprs``/``stmts``/``program``/``policy``/``generator``
-form the kernel grammar, ``codegen`` is the only module that touches Warp's
-private API, ``verify`` compiles and executes, ``schema``/``records`` define
-a row, and ``cli``/``folder`` write the publishable dataset folder.
+Sub-packages by role, imported one way: ``grammar`` (pure Python: types, expressions,
+statements, policies, the program generator) -> ``warp_backend`` (the only code that imports Warp:
+the codegen adapter, compile and execute evidence, GPU comparison) -> ``dataset`` (rows and the
+publishable folder). ``config``, ``schema``, ``rng`` and ``cli`` sit at the top.
 """
 
 GENERATOR_VERSION = "1.4.0"

@@ -13,8 +13,8 @@ from pathlib import Path
 import datasets
 
 from builder.config import DEFAULT_SIZES, BuildOptions, ConfigError
-from builder.folder import OutputExists, build_folder
-from builder.policy import CATEGORIES
+from builder.dataset.folder import OutputExists, build_folder
+from builder.grammar.policy import CATEGORIES
 
 DEFAULT_CONFIGS = "cuda-forward,cuda-backward,cpu"
 
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
                                 categories=args.categories, num_shards=args.num_shards, verify=args.verify,
                                 on_invalid=args.on_invalid) for c in configs]
         if "gpu-verified" in configs:
-            from builder import codegen
+            from builder.warp_backend import codegen
 
             if not codegen.cuda_available():
                 raise ConfigError("config 'gpu-verified' requires a CUDA GPU, and none is visible to Warp")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from builder.policy import CATEGORIES
+from builder.grammar.policy import CATEGORIES
 from builder.schema import CONFIGS
-from builder.verify import VERIFY_LEVELS
 
+VERIFY_LEVELS = ("none", "compile", "execute")
 ON_INVALID = ("error", "skip")
 DEFAULT_SIZES = {"num_train": 10_000, "num_validation": 1_000, "num_test": 1_000}
 

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import yaml
 
-from builder.policy import CATEGORIES
+from builder.grammar.policy import CATEGORIES
 from builder.schema import CONFIGS, FEATURES, FIELD_DOCS, SPLITS, TARGETS
 
 TEMPLATE = Path(__file__).with_name("template.md")
@@ -191,7 +191,7 @@ def _regenerate(per_config: dict[str, pa.Table], files: dict, build_options) -> 
 
 
 def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[str, str]:
-    from builder.execute import TOLERANCES
+    from builder.warp_backend.execute import TOLERANCES
 
     folder = Path(folder)
     files = split_files(folder)

@@ -24,11 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from builder import codegen, verify  # noqa: E402
 from builder.config import BuildOptions  # noqa: E402
-from builder.policy import CATEGORIES  # noqa: E402
-from builder.records import rows, sample  # noqa: E402
+from builder.dataset.records import rows, sample  # noqa: E402
+from builder.grammar.policy import CATEGORIES  # noqa: E402
 from builder.schema import TARGETS  # noqa: E402
+from builder.warp_backend import codegen, verify  # noqa: E402
 from warp_cuda_ir import WarpCudaIR  # noqa: E402
 
 
@@ -90,7 +90,7 @@ def memory_profile(n: int, verify_level: str) -> list[tuple[int, float]]:
 
 
 def generator_stats(n: int) -> str:
-    from builder.normalize import builtins_used, normalized_sha256
+    from builder.grammar.normalize import builtins_used, normalized_sha256
 
     programs = [sample(0, "train", i, CATEGORIES)[0] for i in range(n)]
     first = programs[:1000]

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from builder.policy import CATEGORIES  # noqa: E402
+from builder.grammar.policy import CATEGORIES  # noqa: E402
 from builder.schema import CONFIGS, FEATURES, SPLITS, TARGETS  # noqa: E402
 
 MAX_OFFENDERS = 5
@@ -381,8 +381,8 @@ def check_content(cfg: str, tables: dict[str, pa.Table]) -> list[Check]:
 def check_determinism(all_tables: dict[str, dict[str, pa.Table]], k: int, seed: int) -> Check:
     if k <= 0:
         return Check("determinism", "", "skip", "--determinism-sample 0")
-    from builder import codegen
-    from builder.records import sample
+    from builder.dataset.records import sample
+    from builder.warp_backend import codegen
 
     population = []
     cats_by_cfg = {}

@@ -21,7 +21,7 @@ def _hf_cache(tmp_path, monkeypatch):
 
 
 def has_cuda() -> bool:
-    from builder import codegen
+    from builder.warp_backend import codegen
 
     return codegen.cuda_available()
 

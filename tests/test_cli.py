@@ -62,7 +62,7 @@ def test_folder_loads_offline_with_datasets(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("num_proc", ["1", "2"])  # with 2 the error crosses a process boundary
 def test_generator_bug_is_one_line_exit_1_and_writes_nothing(num_proc, tmp_path, capsys, monkeypatch):
-    import builder.records as records
+    import builder.dataset.records as records
 
     def broken(seed, split, index, categories):
         raise records.GeneratorBug(seed, split, index, "k", "boom")

@@ -1,6 +1,6 @@
 import pytest
 
-from builder import codegen
+from builder.warp_backend import codegen
 
 SRC = '''import warp as wp
 

@@ -7,11 +7,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from builder import codegen
-from builder.generator import draft, generate
-from builder.normalize import _KEEP, Normalizer, builtins_in, builtins_used, normalized, normalized_sha256, tokens
-from builder.policy import CATEGORIES, POLICIES, Policy
+from builder.grammar.generator import draft, generate
+from builder.grammar.normalize import (
+    _KEEP,
+    Normalizer,
+    builtins_in,
+    builtins_used,
+    normalized,
+    normalized_sha256,
+    tokens,
+)
+from builder.grammar.policy import CATEGORIES, POLICIES, Policy
 from builder.rng import derive_rng
+from builder.warp_backend import codegen
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -53,7 +61,7 @@ def test_normalization_ignores_names_and_literals():
 
 
 def _normalized_by_tokenize(source: str) -> str:
-    """The reference the regex tokenizer in builder.normalize must match: the split partition hashes it."""
+    """The reference the regex tokenizer in builder.grammar.normalize must match: the split partition hashes it."""
     names: dict[str, str] = {}
     out, prev = [], ""
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
@@ -78,7 +86,7 @@ _AST_OPERATORS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div
 
 
 def _builtins_by_ast(source: str) -> list[str]:
-    """The reference for builder.normalize.builtins_used: the same question answered on the syntax tree."""
+    """The reference for builder.grammar.normalize.builtins_used: the same question answered on the syntax tree."""
     found = set()
     for fn in ast.walk(ast.parse(source)):
         if isinstance(fn, ast.FunctionDef):
@@ -142,7 +150,7 @@ def test_a_draft_finishes_the_same_way_whatever_it_finished_before():
 
 
 def test_a_row_is_the_first_candidate_in_its_partition():
-    from builder.records import STORE_DRAWS, sample
+    from builder.dataset.records import STORE_DRAWS, sample
     from builder.schema import SPLITS
 
     def candidate(index: int, d: int, k: int) -> str:
@@ -206,7 +214,7 @@ def _constant_trips(loop: ast.For) -> int | None:
 
 def test_loops_stay_within_the_unroll_and_depth_budgets():
     # nested constant loops multiply the C++ Warp emits (one program took 84 s of NVRTC before the budget)
-    from builder.stmts import MAX_LOOP_DEPTH, UNROLL_BUDGET
+    from builder.grammar.stmts import MAX_LOOP_DEPTH, UNROLL_BUDGET
 
     worst_unrolled = worst_depth = dynamic = 0
 
@@ -237,10 +245,10 @@ def test_fit_keeps_a_range_that_lies_outside_the_target_varying():
 
     import numpy as np
 
-    from builder import wtypes as T
-    from builder.exprs import ExprGen
-    from builder.scope import Scope
-    from builder.wtypes import E
+    from builder.grammar import wtypes as T
+    from builder.grammar.exprs import ExprGen
+    from builder.grammar.scope import Scope
+    from builder.grammar.wtypes import E
 
     g = ExprGen(random.Random(0), POLICIES["function_call"], Scope(), [], {})
     x = np.linspace(-4.81, -2.26, 256)
@@ -261,10 +269,10 @@ def test_stored_value_cannot_cancel_against_an_alias_of_its_own_read():
 
     import numpy as np
 
-    from builder import wtypes as T
-    from builder.exprs import ExprGen
-    from builder.scope import ArrayArg, Scope
-    from builder.wtypes import E
+    from builder.grammar import wtypes as T
+    from builder.grammar.exprs import ExprGen
+    from builder.grammar.scope import ArrayArg, Scope
+    from builder.grammar.wtypes import E
 
     for seed in range(20):
         scope = Scope(tid=("i",))
@@ -278,8 +286,8 @@ def test_stored_value_cannot_cancel_against_an_alias_of_its_own_read():
 
 def test_comparison_pivot_lies_in_the_operand_range_even_outside_the_literal_window():
     # an int operand in [300, 400] made randint(300, 100) raise (seed=1 train index 374)
-    from builder.exprs_scalar import _pivot_window
-    from builder.records import sample
+    from builder.dataset.records import sample
+    from builder.grammar.exprs_scalar import _pivot_window
 
     assert _pivot_window((300.0, 400.0)) == (300.0, 400.0)
     assert _pivot_window((-900.0, -500.0)) == (-700.0, -500.0)

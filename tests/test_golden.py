@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from builder.config import BuildOptions
-from builder.records import rows
+from builder.dataset.records import rows
 
 GOLDEN = Path(__file__).parent / "golden" / "rows.json"
 CONFIGS = ("cuda-forward", "cuda-backward", "cpu")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import warp
 
-from builder import codegen
-from builder.policy import CATEGORIES
-from builder.records import sample
+from builder.dataset.records import sample
+from builder.grammar.policy import CATEGORIES
+from builder.warp_backend import codegen
 
 NVCC = shutil.which("nvcc") or (os.path.join(os.environ["CUDA_HOME"], "bin", "nvcc")
                                 if os.environ.get("CUDA_HOME") else None)

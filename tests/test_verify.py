@@ -1,11 +1,11 @@
 import numpy as np
 import pytest
 
-from builder import codegen, execute, verify
-from builder.generator import generate
-from builder.policy import CATEGORIES
-from builder.records import sample
+from builder.dataset.records import sample
+from builder.grammar.generator import generate
+from builder.grammar.policy import CATEGORIES
 from builder.rng import derive_rng
+from builder.warp_backend import codegen, execute, verify
 
 
 def _items(target, n=6, seed=5):
@@ -100,7 +100,7 @@ def test_batches_keep_warp_helper_functions_apart():
 
 def test_gpu_verified_row_evidence_path_runs_device_against_cpu():
     # The same code the gpu-verified config runs, pointed at the CPU as the "device": exact agreement.
-    from builder import gpu_verify
+    from builder.warp_backend import gpu as gpu_verify
 
     fwd, bwd = _items("cuda-forward", n=2), _items("cuda-backward", n=2)
     gpu_verify.compare_devices(fwd, {"cuda-forward": fwd, "cuda-backward": bwd}, device="cpu")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from builder import wtypes as T
-from builder.wtypes import WType
+from builder.grammar import wtypes as T
+from builder.grammar.wtypes import WType
 
 BASE_EXPR = {"leaf": 0.6, "binop": 3.0, "math": 1.5, "math2": 1.0, "convert": 0.4, "select": 0.3,
              "linalg": 0.0, "random": 0.0, "call": 0.0, "bits": 0.2}

@@ -20,11 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from builder import codegen, execute
-from builder.program import Program
+from builder.config import VERIFY_LEVELS  # noqa: F401 - re-exported for callers of verify
+from builder.grammar.program import Program
 from builder.rng import stable_int
-
-VERIFY_LEVELS = ("none", "compile", "execute")
+from builder.warp_backend import codegen, execute
 
 
 @dataclass

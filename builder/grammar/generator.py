@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import random
 
-from builder import names as N
-from builder import wtypes as T
-from builder.exprs import ExprGen, FuncSig
-from builder.policy import POLICIES, Policy
-from builder.program import Param, Program
-from builder.scope import ArrayArg, Scope, Var
-from builder.stmts import Block, StmtGen, emit_atomic
-from builder.wtypes import E, WType
+from builder.grammar import names as N
+from builder.grammar import wtypes as T
+from builder.grammar.exprs import ExprGen, FuncSig
+from builder.grammar.policy import POLICIES, Policy
+from builder.grammar.program import Param, Program
+from builder.grammar.scope import ArrayArg, Scope, Var
+from builder.grammar.stmts import Block, StmtGen, emit_atomic
+from builder.grammar.wtypes import E, WType
 
 TID_NAMES = {1: (("i",), ("tid",), ("idx",)), 2: (("i", "j"), ("x", "y"), ("row", "col")),
              3: (("i", "j", "k"), ("x", "y", "z"))}

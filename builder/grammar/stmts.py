@@ -19,12 +19,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from builder import wtypes as T
-from builder.exprs import ExprGen
-from builder.names import stem_for
+from builder.grammar import wtypes as T
+from builder.grammar.exprs import ExprGen
+from builder.grammar.names import stem_for
+from builder.grammar.scope import Var
+from builder.grammar.wtypes import E, WType, fmt_float, lit, mag
 from builder.rng import choose
-from builder.scope import Var
-from builder.wtypes import E, WType, fmt_float, lit, mag
 
 UNROLL_BUDGET = 6
 # Warp's adjoint of a runtime-bounded loop replays its body, so the emitted backward code grows

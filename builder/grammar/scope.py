@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from builder.wtypes import Interval, WType
+from builder.grammar.wtypes import Interval, WType
 
 
 @dataclass

@@ -11,8 +11,8 @@ import uuid
 import numpy as np
 import warp as wp
 
-from builder import codegen, execute
-from builder.verify import Item
+from builder.warp_backend import codegen, execute
+from builder.warp_backend.verify import Item
 
 
 def device_facts(device: str = "cuda:0") -> dict:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import warp as wp
 
-from builder import wtypes as T
-from builder.program import Param, Program
-from builder.wtypes import WType
+from builder.grammar import wtypes as T
+from builder.grammar.program import Param, Program
+from builder.grammar.wtypes import WType
 
 WARP_DTYPES = {"float32": wp.float32, "float64": wp.float64, "int32": wp.int32, "int64": wp.int64,
                "uint32": wp.uint32}

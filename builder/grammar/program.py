@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from builder.scope import ArrayArg
-from builder.wtypes import Interval, WType
+from builder.grammar.scope import ArrayArg
+from builder.grammar.wtypes import Interval, WType
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,14 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from builder import GENERATOR_VERSION, codegen, verify
+from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
-from builder.generator import draft
-from builder.normalize import Normalizer, builtins_in
-from builder.program import Program
+from builder.grammar.generator import draft
+from builder.grammar.normalize import Normalizer, builtins_in
+from builder.grammar.program import Program
 from builder.rng import derive_rng
 from builder.schema import GPU_FIELDS, SPLITS, TARGETS
+from builder.warp_backend import codegen, verify
 
 CHUNK = 16  # programs verified together (one compiler invocation per target)
 # Store redraws per draft, then a new draft. A draft's candidates share its head, so they are not independent
@@ -118,7 +119,7 @@ def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict
             verify.verify(items, cfg, opts.verify, cache)
             per_pass[cfg] = items
         if gpu:
-            from builder import gpu_verify
+            from builder.warp_backend import gpu as gpu_verify
 
             gpu_verify.compare_devices(per_pass["cuda-forward"], per_pass)
         for k, (index, drawn, _, emitted) in enumerate(sampled):

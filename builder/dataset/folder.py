@@ -13,9 +13,9 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from builder import codegen
 from builder.config import BuildOptions
 from builder.schema import SPLITS
+from builder.warp_backend import codegen
 
 
 class OutputExists(FileExistsError):

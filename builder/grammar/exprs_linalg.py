@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from builder import wtypes as T
+from builder.grammar import wtypes as T
+from builder.grammar.wtypes import E, WType, fmt_float, mag
 from builder.rng import pick
-from builder.wtypes import E, WType, fmt_float, mag
 
 if TYPE_CHECKING:
-    from builder.exprs import ExprGen
+    from builder.grammar.exprs import ExprGen
 
 
 def _v(*es: E) -> bool:

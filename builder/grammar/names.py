@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from builder.wtypes import WType
+from builder.grammar.wtypes import WType
 
 SCALAR_STEMS = ("x", "y", "s", "t", "u", "w", "val", "mag", "phase", "energy", "weight", "dist", "speed",
                 "temp", "rate", "gain", "alpha", "beta", "theta", "r", "h", "rho", "pressure", "force",

@@ -13,12 +13,12 @@ import math
 import random
 from dataclasses import dataclass
 
-from builder import exprs_linalg, exprs_scalar
-from builder import wtypes as T
-from builder.policy import Policy
+from builder.grammar import exprs_linalg, exprs_scalar
+from builder.grammar import wtypes as T
+from builder.grammar.policy import Policy
+from builder.grammar.scope import ArrayArg, Scope, Var
+from builder.grammar.wtypes import E, Interval, WType, fmt_float, lit, mag
 from builder.rng import pick
-from builder.scope import ArrayArg, Scope, Var
-from builder.wtypes import E, Interval, WType, fmt_float, lit, mag
 
 
 @dataclass(frozen=True)

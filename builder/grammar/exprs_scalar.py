@@ -5,13 +5,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from builder import wtypes as T
-from builder.exprs_linalg import reduce_to_float
+from builder.grammar import wtypes as T
+from builder.grammar.exprs_linalg import reduce_to_float
+from builder.grammar.wtypes import E, WType, fmt_float, lit, mag
 from builder.rng import pick
-from builder.wtypes import E, WType, fmt_float, lit, mag
 
 if TYPE_CHECKING:
-    from builder.exprs import ExprGen
+    from builder.grammar.exprs import ExprGen
 
 
 def _clip_iv(lo: float, hi: float) -> tuple[float, float]:

@@ -1,0 +1,1 @@
+"""From build options to rows and to the publishable Parquet folder."""

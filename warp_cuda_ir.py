@@ -49,8 +49,9 @@ class WarpCudaIRConfig(datasets.BuilderConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self.categories = tuple(self.categories.split(",")) if isinstance(self.categories, str) else tuple(
-            self.categories)
+        self.categories = (
+            tuple(self.categories.split(",")) if isinstance(self.categories, str) else tuple(self.categories)
+        )
         self.options  # noqa: B018 - validates now, so a bad keyword fails at construction
 
     @property

@@ -54,10 +54,20 @@ def main(argv: list[str] | None = None) -> int:
         configs = [c for c in args.configs.split(",") if c]
         if not configs:
             raise ConfigError("--configs is empty")
-        options = [BuildOptions(config=c, seed=args.seed, num_train=args.num_train,
-                                num_validation=args.num_validation, num_test=args.num_test,
-                                categories=args.categories, num_shards=args.num_shards, verify=args.verify,
-                                on_invalid=args.on_invalid) for c in configs]
+        options = [
+            BuildOptions(
+                config=c,
+                seed=args.seed,
+                num_train=args.num_train,
+                num_validation=args.num_validation,
+                num_test=args.num_test,
+                categories=args.categories,
+                num_shards=args.num_shards,
+                verify=args.verify,
+                on_invalid=args.on_invalid,
+            )
+            for c in configs
+        ]
         if "gpu-verified" in configs:
             from builder.warp_backend import codegen
 
@@ -75,9 +85,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for opts in options:
         sizes = stats[opts.config]
-        print(f"{opts.config}: " + ", ".join(
-            f"{s}={n}" + (f" ({opts.size(s) - n} invalid rows skipped)" if n < opts.size(s) else "")
-            for s, n in sizes.items()))
+        print(
+            f"{opts.config}: "
+            + ", ".join(
+                f"{s}={n}" + (f" ({opts.size(s) - n} invalid rows skipped)" if n < opts.size(s) else "")
+                for s, n in sizes.items()
+            )
+        )
     print(f"wrote {args.out}/ (load with datasets.load_dataset({args.out!r}, {configs[0]!r}))")
     return 0
 

@@ -31,7 +31,7 @@ FIELDS: dict[str, tuple[object, str]] = {
     "target": (_S, "cuda or cpu."),
     "pass": (_S, "forward or backward (adjoint)."),
     "ir": (_S, "The function Warp emitted for this target and pass (the training target)."),
-    "entry_point": (_S, "Symbol to launch: the __global__ kernel (CUDA) or the extern \"C\" wrapper (CPU)."),
+    "entry_point": (_S, 'Symbol to launch: the __global__ kernel (CUDA) or the extern "C" wrapper (CPU).'),
     "module_source": (_S, "Full translation unit Warp generated for the kernel's module (compiles as is)."),
     "arg_names": (datasets.Sequence(_S), "Kernel argument names in signature order."),
     "arg_types": (datasets.Sequence(_S), "Warp types of the arguments, e.g. array(dtype=vec3, ndim=1)."),

@@ -21,9 +21,24 @@ from builder.schema import CONFIGS, FEATURES, FIELD_DOCS, SPLITS, TARGETS
 
 TEMPLATE = Path(__file__).with_name("template.md")
 PLOTS = {"source_lines": "plot_source_lines.png", "ir_lines": "plot_ir_lines.png", "builtins": "plot_builtins.png"}
-STAT_COLUMNS = ["id", "config", "split", "index", "seed", "category", "source_lines", "ir_lines", "builtins",
-                "verify", "compiled", "executed", "outputs_nondegenerate", "gpu_match", "warp_version",
-                "generator_version"]
+STAT_COLUMNS = [
+    "id",
+    "config",
+    "split",
+    "index",
+    "seed",
+    "category",
+    "source_lines",
+    "ir_lines",
+    "builtins",
+    "verify",
+    "compiled",
+    "executed",
+    "outputs_nondegenerate",
+    "gpu_match",
+    "warp_version",
+    "generator_version",
+]
 TAGS = ["cuda", "warp", "gpu", "code", "compiler"]
 REPO_HINT = "ORG/warp_cuda_ir"
 
@@ -42,8 +57,13 @@ def split_files(folder: Path) -> dict[str, dict[str, list[Path]]]:
 
 
 def size_category(n: int) -> str:
-    for bound, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
-                         (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")):
+    for bound, label in (
+        (1_000, "n<1K"),
+        (10_000, "1K<n<10K"),
+        (100_000, "10K<n<100K"),
+        (1_000_000, "100K<n<1M"),
+        (10_000_000, "1M<n<10M"),
+    ):
         if n < bound:
             return label
     return "10M<n<100M"
@@ -54,20 +74,39 @@ def metadata(folder: Path) -> dict:
     configs, infos = [], []
     largest = 0
     for cfg, splits in files.items():
-        configs.append({"config_name": cfg, "data_files": [
-            {"split": s, "path": f"{cfg}/{s}-*.parquet"} for s in splits]})
-        split_infos = [{"name": s, "num_bytes": sum(f.stat().st_size for f in fs),
-                        "num_examples": sum(pq.ParquetFile(f).metadata.num_rows for f in fs)}
-                       for s, fs in splits.items()]
+        configs.append(
+            {"config_name": cfg, "data_files": [{"split": s, "path": f"{cfg}/{s}-*.parquet"} for s in splits]}
+        )
+        split_infos = [
+            {
+                "name": s,
+                "num_bytes": sum(f.stat().st_size for f in fs),
+                "num_examples": sum(pq.ParquetFile(f).metadata.num_rows for f in fs),
+            }
+            for s, fs in splits.items()
+        ]
         largest = max(largest, sum(x["num_examples"] for x in split_infos))
-        infos.append({"config_name": cfg, "features": FEATURES._to_yaml_list(), "splits": split_infos,
-                      "download_size": sum(x["num_bytes"] for x in split_infos),
-                      "dataset_size": sum(x["num_bytes"] for x in split_infos)})
+        infos.append(
+            {
+                "config_name": cfg,
+                "features": FEATURES._to_yaml_list(),
+                "splits": split_infos,
+                "download_size": sum(x["num_bytes"] for x in split_infos),
+                "dataset_size": sum(x["num_bytes"] for x in split_infos),
+            }
+        )
     if configs:
         configs[0]["default"] = True
-    return {"license": "apache-2.0", "pretty_name": "Warp CUDA IR", "language": ["en", "code"],
-            "task_categories": ["text-generation"], "tags": list(TAGS),
-            "size_categories": [size_category(largest)], "configs": configs, "dataset_info": infos}
+    return {
+        "license": "apache-2.0",
+        "pretty_name": "Warp CUDA IR",
+        "language": ["en", "code"],
+        "task_categories": ["text-generation"],
+        "tags": list(TAGS),
+        "size_categories": [size_category(largest)],
+        "configs": configs,
+        "dataset_info": infos,
+    }
 
 
 def read_config(splits: dict[str, list[Path]], columns: list[str]) -> pa.Table:
@@ -153,8 +192,10 @@ def _example(splits: dict[str, list[Path]], cfg: str) -> str:
         return "_(no rows)_\n"
     row = table.slice(0, 1).to_pylist()[0]
     lang = "cuda" if row["target"] == "cuda" else "cpp"
-    return (f"Row `{row['id']}` ({row['target']} {row['pass']}, entry point `{row['entry_point']}`):\n\n"
-            f"```python\n{row['python_source'].rstrip()}\n```\n\n```{lang}\n{row['ir'].rstrip()}\n```\n")
+    return (
+        f"Row `{row['id']}` ({row['target']} {row['pass']}, entry point `{row['entry_point']}`):\n\n"
+        f"```python\n{row['python_source'].rstrip()}\n```\n\n```{lang}\n{row['ir'].rstrip()}\n```\n"
+    )
 
 
 def _regenerate(per_config: dict[str, pa.Table], files: dict, build_options) -> str:
@@ -182,8 +223,10 @@ def _regenerate(per_config: dict[str, pa.Table], files: dict, build_options) -> 
             cats = tuple(CATEGORIES)  # a prefix of the default cycle: the default categories (few rows built)
         verify = (t.column("verify").to_pylist() or ["execute"])[0]
         shards = max((len(fs) for sp in files.values() for fs in sp.values()), default=1)
-    cmd = [f"warp-cuda-ir build --configs {','.join(configs)} --seed {seed}",
-           f"--num-train {sizes[0]} --num-validation {sizes[1]} --num-test {sizes[2]}"]
+    cmd = [
+        f"warp-cuda-ir build --configs {','.join(configs)} --seed {seed}",
+        f"--num-train {sizes[0]} --num-validation {sizes[1]} --num-test {sizes[2]}",
+    ]
     if tuple(cats) != tuple(CATEGORIES):
         cmd.append(f"--categories {','.join(cats)}")
     cmd.append(f"--num-shards {shards} --verify {verify} --out warp_cuda_ir")
@@ -205,13 +248,19 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
         counts = {s["name"]: s["num_examples"] for s in info["splits"]}
         cfg = info["config_name"]
         tp = "cuda / forward + backward" if cfg == "gpu-verified" else " / ".join(TARGETS.get(cfg, ("?", "?"))[:2])
-        rows.append(f"| `{cfg}` | {tp} | " + " | ".join(str(counts.get(s, 0)) for s in SPLITS)
-                    + f" | {sum(counts.values())} |")
+        rows.append(
+            f"| `{cfg}` | {tp} | " + " | ".join(str(counts.get(s, 0)) for s in SPLITS) + f" | {sum(counts.values())} |"
+        )
     configs_table = "\n".join(rows)
 
     examples = "\n".join(f"### `{cfg}`\n\n{_example(splits, cfg)}" for cfg, splits in files.items())
-    schema_table = "\n".join(["| column | type | description |", "|---|---|---|"] + [
-        f"| `{k}` | `{_md_escape(_feature_str(FEATURES[k]))}` | {_md_escape(doc)} |" for k, doc in FIELD_DOCS.items()])
+    schema_table = "\n".join(
+        ["| column | type | description |", "|---|---|---|"]
+        + [
+            f"| `{k}` | `{_md_escape(_feature_str(FEATURES[k]))}` | {_md_escape(doc)} |"
+            for k, doc in FIELD_DOCS.items()
+        ]
+    )
 
     # categories (per config; the programs are the same across configs)
     cat_rows = ["| category | " + " | ".join(f"`{c}`" for c in per_config) + " |", "|---|" + "---|" * len(per_config)]
@@ -225,8 +274,10 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
     len_rows = ["| config | source lines | IR lines |", "|---|---|---|"]
     builtin_counts: Counter = Counter()
     for cfg, t in per_config.items():
-        len_rows.append(f"| `{cfg}` | {_quantiles(t.column('source_lines').to_pylist())} | "
-                        f"{_quantiles(t.column('ir_lines').to_pylist())} |")
+        len_rows.append(
+            f"| `{cfg}` | {_quantiles(t.column('source_lines').to_pylist())} | "
+            f"{_quantiles(t.column('ir_lines').to_pylist())} |"
+        )
     if first is not None:
         for b in first.column("builtins").to_pylist():
             builtin_counts.update(sorted(set(b or [])))  # not set order: it changes with PYTHONHASHSEED
@@ -234,14 +285,19 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
     top = ", ".join(f"`{b}` ({n})" for b, n in _most_common(builtin_counts, 15))
 
     # verification
-    ver_rows = ["| config | verify | compiled | executed | non-degenerate outputs | GPU match |",
-                "|---|---|---|---|---|---|"]
+    ver_rows = [
+        "| config | verify | compiled | executed | non-degenerate outputs | GPU match |",
+        "|---|---|---|---|---|---|",
+    ]
     for cfg, t in per_config.items():
         levels = ",".join(sorted(set(t.column("verify").to_pylist())))
-        ver_rows.append(f"| `{cfg}` | {levels} | {_pct(_share(t, 'compiled'))} | {_pct(_share(t, 'executed'))} | "
-                        f"{_pct(_share(t, 'outputs_nondegenerate'))} | {_pct(_share(t, 'gpu_match'))} |")
+        ver_rows.append(
+            f"| `{cfg}` | {levels} | {_pct(_share(t, 'compiled'))} | {_pct(_share(t, 'executed'))} | "
+            f"{_pct(_share(t, 'outputs_nondegenerate'))} | {_pct(_share(t, 'gpu_match'))} |"
+        )
     tol_rows = ["| dtype | atol | rtol |", "|---|---|---|"] + [
-        f"| {k} | {a:g} | {r:g} |" for k, (a, r) in TOLERANCES.items()]
+        f"| {k} | {a:g} | {r:g} |" for k, (a, r) in TOLERANCES.items()
+    ]
 
     def versions(col: str) -> str:
         vals = sorted({v for t in per_config.values() for v in t.column(col).to_pylist() if v})

@@ -46,15 +46,25 @@ def bare_floor(programs, config: str) -> float:
             module, _ = codegen.load_sources([("bench", p.source)], f"bench_floor_{k}")
             codegen._builder(module, pass_ == "backward").codegen(target)
             codegen.release(module)
+
     return timed(run)[0]
 
 
 def builder_rows(config: str, n: int, num_proc: int, verify_level: str, out: Path, num_shards: int = 4) -> float:
     def run():
-        b = WarpCudaIR(config_name=config, cache_dir=str(out / f"{config}-{num_proc}-{verify_level}"), seed=0,
-                       num_train=n, num_validation=0, num_test=0, num_shards=num_shards, verify=verify_level)
+        b = WarpCudaIR(
+            config_name=config,
+            cache_dir=str(out / f"{config}-{num_proc}-{verify_level}"),
+            seed=0,
+            num_train=n,
+            num_validation=0,
+            num_test=0,
+            num_shards=num_shards,
+            verify=verify_level,
+        )
         b.download_and_prepare(num_proc=num_proc if num_proc > 1 else None)
         b.as_dataset(split="train").to_parquet(str(out / f"{config}-{num_proc}-{verify_level}.parquet"))
+
     return timed(run)[0]
 
 
@@ -68,6 +78,7 @@ def compile_floor(programs, config: str) -> float:
             suffixes = ("_cuda_kernel_forward",) + (("_cuda_kernel_backward",) if config == "cuda-backward" else ())
             verify.compile_cuda(items, suffixes, 16)
         verify.execute_cpu(items, 16)
+
     return timed(run)[0]
 
 
@@ -80,8 +91,15 @@ def memory_profile(n: int, verify_level: str) -> list[tuple[int, float]]:
     """RSS after k rows, for k at 10%, 25%, 50%, 75% and 100% of ``n`` (flat means no per-row leak)."""
     marks, out = {max(1, n * p // 100) for p in (10, 25, 50, 75, 100)}, []
     with tempfile.TemporaryDirectory() as evidence:
-        opts = BuildOptions(config="cuda-backward", seed=1, num_train=n, num_validation=0, num_test=0,
-                            verify=verify_level, evidence_dir=evidence)
+        opts = BuildOptions(
+            config="cuda-backward",
+            seed=1,
+            num_train=n,
+            num_validation=0,
+            num_test=0,
+            verify=verify_level,
+            evidence_dir=evidence,
+        )
         for k, _ in enumerate(rows(opts, "train", 0, n), start=1):
             if k in marks:
                 out.append((k, rss_mib()))
@@ -97,9 +115,11 @@ def generator_stats(n: int) -> str:
     shapes = len({normalized_sha256(p.source) for p in first})
     lines = sum(sum(1 for x in p.source.splitlines() if x.strip()) for p in first) / len(first)
     used = set().union(*(builtins_used(p.source) for p in programs))
-    return (f"| (f) distinct normalized shapes in the first {len(first)} rows | {shapes} |\n"
-            f"| (f) mean non-empty Python lines in the first {len(first)} rows | {lines:.1f} |\n"
-            f"| (f) distinct Warp builtins over {n} rows | {len(used)} |")
+    return (
+        f"| (f) distinct normalized shapes in the first {len(first)} rows | {shapes} |\n"
+        f"| (f) mean non-empty Python lines in the first {len(first)} rows | {lines:.1f} |\n"
+        f"| (f) distinct Warp builtins over {n} rows | {len(used)} |"
+    )
 
 
 def main() -> None:
@@ -123,16 +143,17 @@ def main() -> None:
     stats = generator_stats(args.stats_rows)
     n = args.rows
     t_gen, sampled = timed(lambda: [sample(0, "train", i, CATEGORIES)[0] for i in range(n)])
-    lines = ["| measurement | rows/s | ratio |", "|---|---|---|",
-             f"| generation only (sample) | {n / t_gen:.1f} | |"]
+    lines = ["| measurement | rows/s | ratio |", "|---|---|---|", f"| generation only (sample) | {n / t_gen:.1f} | |"]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         for cfg in ("cuda-forward", "cuda-backward", "cpu"):
             bare_floor(sampled[:2], cfg)  # warm-up: imports, Warp's first build
             floor = n / bare_floor(sampled, cfg)
             r = n / builder_rows(cfg, n, 1, "none", out)
-            lines.append(f"| {cfg}: (a) bare Warp build + codegen vs (b) builder, verify=none | {floor:.1f} vs "
-                         f"{r:.1f} | (b)/(a) = {r / floor:.2f} |")
+            lines.append(
+                f"| {cfg}: (a) bare Warp build + codegen vs (b) builder, verify=none | {floor:.1f} vs "
+                f"{r:.1f} | (b)/(a) = {r / floor:.2f} |"
+            )
         ns = args.scaling_rows
         r1 = ns / builder_rows("cuda-forward", ns, 1, "none", out / "p")
         r2 = ns / builder_rows("cuda-forward", ns, 2, "none", out / "p")
@@ -144,8 +165,10 @@ def main() -> None:
             # one shard, so the builder compiles full batches of 16 as the floor does (and as a default build
             # does: its shards hold over a thousand rows); small shards would measure partial batches
             r = m / builder_rows(cfg, m, 1, "execute", out / "e", num_shards=1)
-            lines.append(f"| (d) {cfg}: bare compile floor vs verify=execute | {floor_c:.2f} vs {r:.2f} | "
-                         f"{r / floor_c:.2f} of compile floor |")
+            lines.append(
+                f"| (d) {cfg}: bare compile floor vs verify=execute | {floor_c:.2f} vs {r:.2f} | "
+                f"{r / floor_c:.2f} of compile floor |"
+            )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print("\n".join(lines))
     print_memory(memory, args.memory_verify)

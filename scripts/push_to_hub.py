@@ -89,8 +89,12 @@ def _token() -> str | None:
 
 def _network_errors() -> tuple[type[BaseException], ...]:
     errors: list[type[BaseException]] = [OSError, ConnectionError, TimeoutError]
-    for mod, name in (("requests", "RequestException"), ("httpx", "HTTPError"), ("httpx", "TransportError"),
-                      ("httpx2", "TransportError")):
+    for mod, name in (
+        ("requests", "RequestException"),
+        ("httpx", "HTTPError"),
+        ("httpx", "TransportError"),
+        ("httpx2", "TransportError"),
+    ):
         try:
             errors.append(getattr(__import__(mod), name))
         except (ImportError, AttributeError):
@@ -98,8 +102,15 @@ def _network_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
-def push(repo_id: str, folder: Path, private: bool = False, revision: str | None = None, create_pr: bool = False,
-         dry_run: bool = False, determinism_sample: int = 50) -> str:
+def push(
+    repo_id: str,
+    folder: Path,
+    private: bool = False,
+    revision: str | None = None,
+    create_pr: bool = False,
+    dry_run: bool = False,
+    determinism_sample: int = 50,
+) -> str:
     """Build if needed, validate, render, and upload; return the dataset URL (or the plan on a dry run)."""
     from validate import UsageError, validate
 
@@ -125,8 +136,10 @@ def push(repo_id: str, folder: Path, private: bool = False, revision: str | None
     url_base = os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
     url = f"{url_base}/datasets/{repo_id}"
     if dry_run:
-        print(f"dry run: would create dataset repo {repo_id} (private={private}) and upload {len(files)} files "
-              f"to revision {revision or 'main'}{' as a pull request' if create_pr else ''}:")
+        print(
+            f"dry run: would create dataset repo {repo_id} (private={private}) and upload {len(files)} files "
+            f"to revision {revision or 'main'}{' as a pull request' if create_pr else ''}:"
+        )
         for f in files:
             print(f"  {f}")
         print(f"commit message: {message}")
@@ -141,12 +154,20 @@ def push(repo_id: str, folder: Path, private: bool = False, revision: str | None
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         if revision and not create_pr:
             api.create_branch(repo_id, repo_type="dataset", branch=revision, exist_ok=True)
-        info = api.upload_folder(folder_path=str(folder), repo_id=repo_id, repo_type="dataset", revision=revision,
-                                 create_pr=create_pr, commit_message=message, ignore_patterns=IGNORE_PATTERNS)
+        info = api.upload_folder(
+            folder_path=str(folder),
+            repo_id=repo_id,
+            repo_type="dataset",
+            revision=revision,
+            create_pr=create_pr,
+            commit_message=message,
+            ignore_patterns=IGNORE_PATTERNS,
+        )
     except HfHubHTTPError as exc:
         status = getattr(getattr(exc, "response", None), "status_code", "?")
-        raise PushError(f"the Hub rejected the upload (HTTP {status}): {str(exc).splitlines()[0][:200]}",
-                        EXIT_UPLOAD) from exc
+        raise PushError(
+            f"the Hub rejected the upload (HTTP {status}): {str(exc).splitlines()[0][:200]}", EXIT_UPLOAD
+        ) from exc
     except Exception as exc:  # noqa: BLE001 - requests/httpx(-compatible) transport errors: one line, no traceback
         detail = str(exc).splitlines()[0][:200] if str(exc) else ""
         kind = type(exc).__name__.lower()
@@ -162,8 +183,15 @@ def push(repo_id: str, folder: Path, private: bool = False, revision: str | None
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        push(args.repo_id, Path(args.folder), args.private, args.revision, args.create_pr, args.dry_run,
-             args.determinism_sample)
+        push(
+            args.repo_id,
+            Path(args.folder),
+            args.private,
+            args.revision,
+            args.create_pr,
+            args.dry_run,
+            args.determinism_sample,
+        )
     except PushError as exc:
         print(f"push_to_hub: error: {exc}", file=sys.stderr)
         return exc.code

@@ -20,8 +20,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 
-def make_stream(folder: str | Path, config: str = "cuda-forward", split: str = "train", rank: int = 0,
-                world_size: int = 2, seed: int = 0, buffer_size: int | None = 64):
+def make_stream(
+    folder: str | Path,
+    config: str = "cuda-forward",
+    split: str = "train",
+    rank: int = 0,
+    world_size: int = 2,
+    seed: int = 0,
+    buffer_size: int | None = 64,
+):
     """A streamed ``IterableDataset`` for one rank; ``buffer_size=None`` disables shuffling."""
     import datasets
     from datasets.distributed import split_dataset_by_node

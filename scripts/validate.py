@@ -38,6 +38,7 @@ NEAR_DUP_CAP = 2000  # rows per split fed to MinHash
 SHINGLE = 5
 TEXT_COLUMNS = ("python_source", "ir", "module_source")
 
+
 class UsageError(ValueError):
     """Bad arguments: reported as one line, exit 2."""
 
@@ -69,12 +70,21 @@ class Report:
         return [c for c in self.checks if c.status == "fail"]
 
     def to_dict(self) -> dict:
-        return {"source": self.source, "ok": self.ok, "seconds": round(self.seconds, 2), "configs": self.configs,
-                "checks": [asdict(c) for c in self.checks]}
+        return {
+            "source": self.source,
+            "ok": self.ok,
+            "seconds": round(self.seconds, 2),
+            "configs": self.configs,
+            "checks": [asdict(c) for c in self.checks],
+        }
 
     def summary(self) -> str:
-        lines = [f"validate {self.source}: " + ", ".join(
-            f"{cfg} ({', '.join(f'{s}={n}' for s, n in sizes.items())})" for cfg, sizes in self.configs.items())]
+        lines = [
+            f"validate {self.source}: "
+            + ", ".join(
+                f"{cfg} ({', '.join(f'{s}={n}' for s, n in sizes.items())})" for cfg, sizes in self.configs.items()
+            )
+        ]
         for c in self.checks:
             where = f"{c.config}:" if c.config else ""
             line = f"  {c.status.upper():4} {where}{c.name}: {c.message}"
@@ -82,9 +92,11 @@ class Report:
                 line += f" [first: {', '.join(c.offenders)}]"
             lines.append(line)
         fails = self.failures
-        lines.append(f"{'OK' if not fails else 'FAILED'}: {len(self.checks) - len(fails)}/{len(self.checks)} checks "
-                     f"passed or informational in {self.seconds:.1f}s"
-                     + (f"; failed: {', '.join(f'{c.config}:{c.name}' for c in fails)}" if fails else ""))
+        lines.append(
+            f"{'OK' if not fails else 'FAILED'}: {len(self.checks) - len(fails)}/{len(self.checks)} checks "
+            f"passed or informational in {self.seconds:.1f}s"
+            + (f"; failed: {', '.join(f'{c.config}:{c.name}' for c in fails)}" if fails else "")
+        )
         return "\n".join(lines)
 
 
@@ -166,7 +178,7 @@ def _tokens(text: str) -> list[str]:
 
 def _shingles(text: str) -> set[bytes]:
     toks = _tokens(text)
-    return {" ".join(toks[i:i + SHINGLE]).encode() for i in range(max(1, len(toks) - SHINGLE + 1))}
+    return {" ".join(toks[i : i + SHINGLE]).encode() for i in range(max(1, len(toks) - SHINGLE + 1))}
 
 
 def infer_categories(table: pa.Table) -> tuple[str, ...]:
@@ -226,52 +238,92 @@ def check_rows(cfg: str, tables: dict[str, pa.Table]) -> list[Check]:
         m = pc.or_kleene(pc.is_null(t.column(col)), pc.equal(pc.utf8_length(pc.fill_null(t.column(col), "")), 0))
         bad = m if bad is None else pc.or_(bad, m)
     n = pc.sum(pc.cast(bad, pa.int64())).as_py() or 0
-    out.append(Check("non_empty", cfg, "fail" if n else "pass",
-                     f"{n} rows with empty python_source/ir/module_source" if n
-                     else "no empty python_source/ir/module_source",
-                     n, _ids(t, bad) if n else []))
+    out.append(
+        Check(
+            "non_empty",
+            cfg,
+            "fail" if n else "pass",
+            f"{n} rows with empty python_source/ir/module_source" if n else "no empty python_source/ir/module_source",
+            n,
+            _ids(t, bad) if n else [],
+        )
+    )
     # config/split columns agree with where the row is stored
     loc_bad = []
     for split, st in tables.items():
         m = pc.or_(pc.not_equal(st.column("config"), cfg), pc.not_equal(st.column("split"), split))
         loc_bad += _ids(st, m) if pc.any(m).as_py() else []
-    out.append(Check("placement", cfg, "fail" if loc_bad else "pass",
-                     f"rows whose config/split columns disagree with their shard: {len(loc_bad)}+" if loc_bad
-                     else "every row's config and split match the shard it is stored in", len(loc_bad),
-                     loc_bad[:MAX_OFFENDERS]))
+    out.append(
+        Check(
+            "placement",
+            cfg,
+            "fail" if loc_bad else "pass",
+            f"rows whose config/split columns disagree with their shard: {len(loc_bad)}+"
+            if loc_bad
+            else "every row's config and split match the shard it is stored in",
+            len(loc_bad),
+            loc_bad[:MAX_OFFENDERS],
+        )
+    )
     # unique ids
     counts = pc.value_counts(t.column("id"))
     dup = [v["values"] for v in counts.to_pylist() if v["counts"] > 1]
-    out.append(Check("unique_ids", cfg, "fail" if dup else "pass",
-                     f"{len(dup)} ids occur more than once" if dup else f"{t.num_rows} ids, all unique",
-                     len(dup), dup[:MAX_OFFENDERS]))
+    out.append(
+        Check(
+            "unique_ids",
+            cfg,
+            "fail" if dup else "pass",
+            f"{len(dup)} ids occur more than once" if dup else f"{t.num_rows} ids, all unique",
+            len(dup),
+            dup[:MAX_OFFENDERS],
+        )
+    )
     # the IR holds the function named after the kernel for this target and pass
     missing = []
     for rid, name, pass_, ir in zip(*(t.column(c).to_pylist() for c in ("id", "kernel_name", "pass", "ir"))):
         suffix = TARGETS[cfg][2] if cfg in TARGETS else f"_cuda_kernel_{pass_}"
         if not ir or not re.search(rf"\b{re.escape(f'{name}{suffix}')}\s*\(", ir):
             missing.append(rid)
-    out.append(Check("ir_function", cfg, "fail" if missing else "pass",
-                     f"{len(missing)} rows whose ir lacks KERNEL{{suffix}}(...)" if missing
-                     else "every ir defines the kernel's function for its target and pass",
-                     len(missing), missing[:MAX_OFFENDERS]))
+    out.append(
+        Check(
+            "ir_function",
+            cfg,
+            "fail" if missing else "pass",
+            f"{len(missing)} rows whose ir lacks KERNEL{{suffix}}(...)"
+            if missing
+            else "every ir defines the kernel's function for its target and pass",
+            len(missing),
+            missing[:MAX_OFFENDERS],
+        )
+    )
     # hashes recorded in the row match its text
     bad_hash = []
-    for rid, src, ir, ss, irs in zip(*(t.column(c).to_pylist() for c in ("id", "python_source", "ir", "source_sha256",
-                                                                         "ir_sha256"))):
+    for rid, src, ir, ss, irs in zip(
+        *(t.column(c).to_pylist() for c in ("id", "python_source", "ir", "source_sha256", "ir_sha256"))
+    ):
         if _sha(src) != ss or _sha(ir) != irs:
             bad_hash.append(rid)
-    out.append(Check("hashes", cfg, "fail" if bad_hash else "pass",
-                     f"{len(bad_hash)} rows whose source_sha256/ir_sha256 do not match their text" if bad_hash
-                     else "source_sha256 and ir_sha256 match every row", len(bad_hash), bad_hash[:MAX_OFFENDERS]))
+    out.append(
+        Check(
+            "hashes",
+            cfg,
+            "fail" if bad_hash else "pass",
+            f"{len(bad_hash)} rows whose source_sha256/ir_sha256 do not match their text"
+            if bad_hash
+            else "source_sha256 and ir_sha256 match every row",
+            len(bad_hash),
+            bad_hash[:MAX_OFFENDERS],
+        )
+    )
     return out
 
 
 def check_duplicates(cfg: str, tables: dict[str, pa.Table]) -> list[Check]:
     out = []
     # gpu-verified holds two rows (forward, backward) per program: count programs, not rows
-    per_split = {s: t.filter(pc.equal(t.column("pass"), "forward")) if cfg == "gpu-verified" else t
-                 for s, t in tables.items()}
+    per_split = {
+        s: t.filter(pc.equal(t.column("pass"), "forward")) if cfg == "gpu-verified" else t for s, t in tables.items()
+    }
     within = {}
     offenders = []
     for split, t in per_split.items():
@@ -282,10 +334,18 @@ def check_duplicates(cfg: str, tables: dict[str, pa.Table]) -> list[Check]:
             vc = [v["values"] for v in pc.value_counts(col).to_pylist() if v["counts"] > 1]
             offenders += _ids(t, pc.is_in(col, pa.array(vc)))
     total = sum(int(r * per_split[s].num_rows + 0.5) for s, r in within.items())
-    out.append(Check("duplicates_within_split", cfg, "info",
-                     "exact normalized duplicates within a split: "
-                     + ", ".join(f"{s}={100 * r:.2f}%" for s, r in within.items()), total,
-                     offenders[:MAX_OFFENDERS], {"rate": within}))
+    out.append(
+        Check(
+            "duplicates_within_split",
+            cfg,
+            "info",
+            "exact normalized duplicates within a split: "
+            + ", ".join(f"{s}={100 * r:.2f}%" for s, r in within.items()),
+            total,
+            offenders[:MAX_OFFENDERS],
+            {"rate": within},
+        )
+    )
     seen: dict[str, str] = {}
     cross = []
     for split, t in per_split.items():
@@ -294,9 +354,18 @@ def check_duplicates(cfg: str, tables: dict[str, pa.Table]) -> list[Check]:
                 cross.append(rid)
         for h in t.column("normalized_sha256").to_pylist():
             seen.setdefault(h, split)
-    out.append(Check("duplicates_across_splits", cfg, "fail" if cross else "pass",
-                     f"{len(cross)} rows share normalized_sha256 with a row in another split" if cross
-                     else "no normalized program appears in two splits", len(cross), cross[:MAX_OFFENDERS]))
+    out.append(
+        Check(
+            "duplicates_across_splits",
+            cfg,
+            "fail" if cross else "pass",
+            f"{len(cross)} rows share normalized_sha256 with a row in another split"
+            if cross
+            else "no normalized program appears in two splits",
+            len(cross),
+            cross[:MAX_OFFENDERS],
+        )
+    )
     out.append(_near_duplicates(cfg, per_split))
     return out
 
@@ -325,29 +394,65 @@ def _near_duplicates(cfg: str, per_split: dict[str, pa.Table]) -> Check:
             if any(key.split("\t", 1)[0] != split for key in lsh.query(m)):
                 hits.append(rid)
     rate = len(hits) / checked if checked else 0.0
-    return Check("near_duplicates_across_splits", cfg, "info",
-                 f"{len(hits)}/{checked} sampled rows have a MinHash (Jaccard>={NEAR_DUP_THRESHOLD}, "
-                 f"{SHINGLE}-token shingles) neighbour in another split ({100 * rate:.2f}%)",
-                 len(hits), hits[:MAX_OFFENDERS], {"rate": round(rate, 4), "sampled": checked})
+    return Check(
+        "near_duplicates_across_splits",
+        cfg,
+        "info",
+        f"{len(hits)}/{checked} sampled rows have a MinHash (Jaccard>={NEAR_DUP_THRESHOLD}, "
+        f"{SHINGLE}-token shingles) neighbour in another split ({100 * rate:.2f}%)",
+        len(hits),
+        hits[:MAX_OFFENDERS],
+        {"rate": round(rate, 4), "sampled": checked},
+    )
 
 
 def check_content(cfg: str, tables: dict[str, pa.Table]) -> list[Check]:
     out = []
-    t = _concat(tables, ["id", "index", "category", "builtins", "verify", "compiled", "executed", "outputs_finite",
-                         "outputs_nondegenerate", "grads_finite", "gpu_match"])
+    t = _concat(
+        tables,
+        [
+            "id",
+            "index",
+            "category",
+            "builtins",
+            "verify",
+            "compiled",
+            "executed",
+            "outputs_finite",
+            "outputs_nondegenerate",
+            "grads_finite",
+            "gpu_match",
+        ],
+    )
     cats = infer_categories(t)
     counts = Counter(t.column("category").to_pylist())
     unknown = sorted(c for c in counts if c not in CATEGORIES)
     bad_ids = _ids(t, pc.is_in(t.column("category"), pa.array(unknown, pa.string()))) if unknown else []
     msg = ", ".join(f"{c}={counts.get(c, 0)}" for c in cats)
-    out.append(Check("category_balance", cfg, "fail" if unknown else "info",
-                     (f"unknown categories {unknown}; " if unknown else "")
-                     + f"counts over {len(cats)} categories: {msg}",
-                     len(counts), bad_ids, {"counts": dict(counts), "categories": list(cats)}))
+    out.append(
+        Check(
+            "category_balance",
+            cfg,
+            "fail" if unknown else "info",
+            (f"unknown categories {unknown}; " if unknown else "") + f"counts over {len(cats)} categories: {msg}",
+            len(counts),
+            bad_ids,
+            {"counts": dict(counts), "categories": list(cats)},
+        )
+    )
     builtins = Counter(b for bs in t.column("builtins").to_pylist() for b in sorted(set(bs or [])))
     by_rows = dict(sorted(builtins.items(), key=lambda kv: (-kv[1], kv[0])))  # same JSON under any hash seed
-    out.append(Check("builtin_coverage", cfg, "info", f"{len(builtins)} distinct builtins",
-                     len(builtins), [], {"builtins": by_rows}))
+    out.append(
+        Check(
+            "builtin_coverage",
+            cfg,
+            "info",
+            f"{len(builtins)} distinct builtins",
+            len(builtins),
+            [],
+            {"builtins": by_rows},
+        )
+    )
     # verification evidence
     levels = set(t.column("verify").to_pylist())
     shares = {}
@@ -372,9 +477,17 @@ def check_content(cfg: str, tables: dict[str, pa.Table]) -> list[Check]:
             problems.append(f"{col}={100 * shares[col]:.1f}%")
             bad = m if bad is None else pc.or_(bad, m)
     msg = f"verify={','.join(sorted(levels))}: " + ", ".join(f"{k}={100 * v:.1f}%" for k, v in shares.items())
-    out.append(Check("verification", cfg, "fail" if problems else "pass",
-                     (f"required 100% but {', '.join(problems)}; " if problems else "") + msg,
-                     len(problems), _ids(t, bad) if bad is not None else [], {"shares": shares}))
+    out.append(
+        Check(
+            "verification",
+            cfg,
+            "fail" if problems else "pass",
+            (f"required 100% but {', '.join(problems)}; " if problems else "") + msg,
+            len(problems),
+            _ids(t, bad) if bad is not None else [],
+            {"shares": shares},
+        )
+    )
     return out
 
 
@@ -403,8 +516,12 @@ def check_determinism(all_tables: dict[str, dict[str, pa.Table]], k: int, seed: 
             if key not in by_program:
                 drawn = sample(row["seed"], split, row["index"], cats_by_cfg[cfg])
                 program, nsha = drawn.program, drawn.normalized_sha256
-                emitted = codegen.emit(f"seed={row['seed']} split={split} index={row['index']}", program.source,
-                                       f"wcir_{split}_{row['index']}", ("cuda-forward", "cuda-backward", "cpu"))
+                emitted = codegen.emit(
+                    f"seed={row['seed']} split={split} index={row['index']}",
+                    program.source,
+                    f"wcir_{split}_{row['index']}",
+                    ("cuda-forward", "cuda-backward", "cpu"),
+                )
                 by_program[key] = (program, nsha, emitted)
             program, nsha, emitted = by_program[key]
         except Exception as exc:  # noqa: BLE001 - a row that cannot be regenerated is a failure, not a crash
@@ -412,18 +529,36 @@ def check_determinism(all_tables: dict[str, dict[str, pa.Table]], k: int, seed: 
             details.append(f"{row['id']}: {type(exc).__name__}")
             continue
         unit = emitted[cfg if cfg in TARGETS else f"cuda-{row['pass']}"]
-        diff = [name for name, want in (("python_source", program.source), ("ir", unit.ir),
-                                        ("module_source", unit.tu), ("entry_point", unit.entry),
-                                        ("normalized_sha256", nsha)) if row[name] != want]
+        diff = [
+            name
+            for name, want in (
+                ("python_source", program.source),
+                ("ir", unit.ir),
+                ("module_source", unit.tu),
+                ("entry_point", unit.entry),
+                ("normalized_sha256", nsha),
+            )
+            if row[name] != want
+        ]
         if diff:
             mismatches.append(row["id"])
             details.append(f"{row['id']}: {','.join(diff)}")
     if mismatches:
-        return Check("determinism", "", "fail",
-                     f"{len(mismatches)}/{len(picks)} regenerated rows differ ({'; '.join(details[:3])})",
-                     len(mismatches), mismatches[:MAX_OFFENDERS])
-    return Check("determinism", "", "pass",
-                 f"{len(picks)} sampled rows regenerate byte for byte (python_source, ir, module_source)", len(picks))
+        return Check(
+            "determinism",
+            "",
+            "fail",
+            f"{len(mismatches)}/{len(picks)} regenerated rows differ ({'; '.join(details[:3])})",
+            len(mismatches),
+            mismatches[:MAX_OFFENDERS],
+        )
+    return Check(
+        "determinism",
+        "",
+        "pass",
+        f"{len(picks)} sampled rows regenerate byte for byte (python_source, ir, module_source)",
+        len(picks),
+    )
 
 
 def check_card(folder: Path, all_tables: dict[str, dict[str, pa.Table]], config: str | None) -> Check:
@@ -473,8 +608,9 @@ def check_card(folder: Path, all_tables: dict[str, dict[str, pa.Table]], config:
 # ---------------------------------------------------------------- driver
 
 
-def validate(source: str | Path, config: str | None = None, determinism_sample: int = 50,
-             seed_for_sampling: int = 0) -> Report:
+def validate(
+    source: str | Path, config: str | None = None, determinism_sample: int = 50, seed_for_sampling: int = 0
+) -> Report:
     """Run every check on a folder or Hub repo id; raise UsageError for bad arguments."""
     start = time.perf_counter()
     source = str(source)
@@ -495,8 +631,11 @@ def validate(source: str | Path, config: str | None = None, determinism_sample: 
         checks += check_rows(cfg, splits)
         checks += check_duplicates(cfg, splits)
         checks += check_content(cfg, splits)
-    good = {c: s for c, s in tables.items() if c in CONFIGS
-            and all(n in t.schema.names for t in s.values() for n in FEATURES)}
+    good = {
+        c: s
+        for c, s in tables.items()
+        if c in CONFIGS and all(n in t.schema.names for t in s.values() for n in FEATURES)
+    }
     checks.append(check_determinism(good, determinism_sample, seed_for_sampling))
     if Path(source).is_dir():
         checks.append(check_card(Path(source), tables, config))

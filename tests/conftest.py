@@ -34,12 +34,30 @@ def folder(tmp_path_factory) -> Path:
     out = tmp_path_factory.getbasetemp() / "warp_cuda_ir_fixture"
     base = tmp_path_factory.getbasetemp()
     saved = {k: os.environ.get(k) for k in ("HF_HUB_OFFLINE", "HF_DATASETS_CACHE", "HF_HOME")}
-    os.environ.update(HF_HUB_OFFLINE="1", HF_DATASETS_CACHE=str(base / "hf_datasets_build"),
-                      HF_HOME=str(base / "hf_home_build"))
+    os.environ.update(
+        HF_HUB_OFFLINE="1", HF_DATASETS_CACHE=str(base / "hf_datasets_build"), HF_HOME=str(base / "hf_home_build")
+    )
     try:
-        rc = main(["build", "--num-train", "6", "--num-validation", "2", "--num-test", "2",
-                   "--configs", "cuda-forward,cpu", "--num-shards", "2", "--on-invalid", "error", "--out", str(out),
-                   "--overwrite"])
+        rc = main(
+            [
+                "build",
+                "--num-train",
+                "6",
+                "--num-validation",
+                "2",
+                "--num-test",
+                "2",
+                "--configs",
+                "cuda-forward,cpu",
+                "--num-shards",
+                "2",
+                "--on-invalid",
+                "error",
+                "--out",
+                str(out),
+                "--overwrite",
+            ]
+        )
     finally:
         for k, v in saved.items():
             os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)

@@ -34,30 +34,34 @@ def test_rows_follow_the_schema_and_configs_share_programs(tmp_path):
     for fwd, bwd, cpu in zip(rows["cuda-forward"], rows["cuda-backward"], rows["cpu"]):
         assert fwd["python_source"] == bwd["python_source"] == cpu["python_source"]
         assert fwd["ir"].startswith(f'extern "C" __global__ void {fwd["kernel_name"]}_cuda_kernel_forward(')
-        assert f'{bwd["kernel_name"]}_cuda_kernel_backward(' in bwd["ir"]
-        assert f'{cpu["kernel_name"]}_cpu_kernel_forward(' in cpu["ir"]
+        assert f"{bwd['kernel_name']}_cuda_kernel_backward(" in bwd["ir"]
+        assert f"{cpu['kernel_name']}_cpu_kernel_forward(" in cpu["ir"]
         assert (fwd["target"], fwd["pass"], bwd["pass"], cpu["target"]) == ("cuda", "forward", "backward", "cpu")
         assert set(fwd) == set(FEATURES)
 
 
 def test_no_normalized_program_crosses_splits(tmp_path):
-    b = WarpCudaIR(config_name="cpu", cache_dir=str(tmp_path), seed=9, num_train=40, num_validation=15,
-                   num_test=15, verify="none")
+    b = WarpCudaIR(
+        config_name="cpu", cache_dir=str(tmp_path), seed=9, num_train=40, num_validation=15, num_test=15, verify="none"
+    )
     b.download_and_prepare()
     seen = {s: {r["normalized_sha256"] for r in b.as_dataset(split=s)} for s in ("train", "validation", "test")}
     assert not (seen["train"] & seen["validation"]) and not (seen["train"] & seen["test"])
     assert not (seen["validation"] & seen["test"])
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(num_train=-1), "num_train must be a non-negative integer"),
-    (dict(num_train=0, num_validation=0, num_test=0), "at least one split"),
-    (dict(categories=("vector", "nope")), "unknown categories"),
-    (dict(verify="maybe"), "unknown verify level"),
-    (dict(on_invalid="warn"), "unknown on_invalid"),
-    (dict(num_shards=0), "num_shards must be a positive integer"),
-    (dict(seed=-4), "seed must be a non-negative integer"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(num_train=-1), "num_train must be a non-negative integer"),
+        (dict(num_train=0, num_validation=0, num_test=0), "at least one split"),
+        (dict(categories=("vector", "nope")), "unknown categories"),
+        (dict(verify="maybe"), "unknown verify level"),
+        (dict(on_invalid="warn"), "unknown on_invalid"),
+        (dict(num_shards=0), "num_shards must be a positive integer"),
+        (dict(seed=-4), "seed must be a non-negative integer"),
+    ],
+)
 def test_bad_config_keywords_fail_clearly(kwargs, match):
     with pytest.raises(ConfigError, match=match):
         WarpCudaIR(config_name="cpu", **kwargs)

@@ -32,8 +32,18 @@ def test_card_round_trip(copy):
     assert infos["cpu"].features == FEATURES
     assert {s: i.num_examples for s, i in infos["cpu"].splits.items()} == {"train": 6, "validation": 2, "test": 2}
     body = card.text
-    for needle in ("```python", "```cuda", "```cpp", "warp-cuda-ir build", "--num-train 6", "@misc{",
-                   "Apache", "Limitations", "plot_builtins.png", "1e-09"):
+    for needle in (
+        "```python",
+        "```cuda",
+        "```cpp",
+        "warp-cuda-ir build",
+        "--num-train 6",
+        "@misc{",
+        "Apache",
+        "Limitations",
+        "plot_builtins.png",
+        "1e-09",
+    ):
         assert needle in body, needle
     assert all(f"`{k}`" in body for k in FIELD_DOCS)
     for png in ("plot_source_lines.png", "plot_ir_lines.png", "plot_builtins.png"):
@@ -52,8 +62,12 @@ def test_card_is_the_same_bytes_under_any_hash_seed(folder, tmp_path):
         dst = tmp_path / f"seed{hash_seed}"
         shutil.copytree(folder, dst)
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        subprocess.run([sys.executable, "-c", f"from dataset_card.render import render; render({str(dst)!r})"],
-                       check=True, env=env, cwd=Path(__file__).resolve().parents[1])
+        subprocess.run(
+            [sys.executable, "-c", f"from dataset_card.render import render; render({str(dst)!r})"],
+            check=True,
+            env=env,
+            cwd=Path(__file__).resolve().parents[1],
+        )
         outs.append([(dst / name).read_bytes() for name in ("README.md", "plot_builtins.png")])
     assert outs[0] == outs[1]
 
@@ -66,8 +80,9 @@ def test_card_loads_with_datasets(folder):
 
 
 def test_dry_run_lists_planned_files(folder, capsys):
-    rc = P.main(["--repo-id", "someone/warp_cuda_ir", "--folder", str(folder), "--dry-run",
-                 "--determinism-sample", "3"])
+    rc = P.main(
+        ["--repo-id", "someone/warp_cuda_ir", "--folder", str(folder), "--dry-run", "--determinism-sample", "3"]
+    )
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "README.md" in out and "cuda-forward/train-00000-of-00002.parquet" in out
@@ -118,8 +133,9 @@ def test_upload_calls_are_wired(folder, capsys, monkeypatch):
     monkeypatch.setenv("HF_TOKEN", "hf_dummy")
     monkeypatch.setattr("huggingface_hub.HfApi.create_repo", fake("create_repo"))
     monkeypatch.setattr("huggingface_hub.HfApi.upload_folder", fake("upload_folder"))
-    rc = P.main(["--repo-id", "someone/x", "--folder", str(folder), "--private", "--create-pr",
-                 "--determinism-sample", "0"])
+    rc = P.main(
+        ["--repo-id", "someone/x", "--folder", str(folder), "--private", "--create-pr", "--determinism-sample", "0"]
+    )
     assert rc == 0, capsys.readouterr().err
     assert calls["create_repo"][1] == {"repo_type": "dataset", "private": True, "exist_ok": True}
     up = calls["upload_folder"][1]

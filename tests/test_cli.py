@@ -6,15 +6,18 @@ from builder.cli import main
 TINY = ["--num-train", "4", "--num-validation", "2", "--num-test", "2", "--num-shards", "2", "--on-invalid", "error"]
 
 
-@pytest.mark.parametrize("argv, match", [
-    (["--configs", "cuda-sideways"], "unknown config 'cuda-sideways'"),
-    (["--categories", "vector,bogus"], "unknown categories"),
-    (["--num-train", "-3"], "num_train must be a non-negative integer"),
-    (["--num-train", "0", "--num-validation", "0", "--num-test", "0"], "at least one split"),
-    (["--num-proc", "0"], "--num-proc must be a positive integer"),
-    (["--verify", "sometimes"], "unknown verify level"),
-    (["--num-train", "many"], "invalid int value"),
-])
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["--configs", "cuda-sideways"], "unknown config 'cuda-sideways'"),
+        (["--categories", "vector,bogus"], "unknown categories"),
+        (["--num-train", "-3"], "num_train must be a non-negative integer"),
+        (["--num-train", "0", "--num-validation", "0", "--num-test", "0"], "at least one split"),
+        (["--num-proc", "0"], "--num-proc must be a positive integer"),
+        (["--verify", "sometimes"], "unknown verify level"),
+        (["--num-train", "many"], "invalid int value"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(argv, match, capsys, tmp_path):
     with pytest.raises(SystemExit) if "many" in argv else _nothing():
         code = main(["build", "--out", str(tmp_path / "o"), *argv])
@@ -45,9 +48,13 @@ def test_folder_loads_offline_with_datasets(tmp_path, monkeypatch):
     out = tmp_path / "warp_cuda_ir"
     assert main(["build", "--out", str(out), *TINY, "--configs", "cuda-forward,cuda-backward"]) == 0
     assert sorted(p.name for p in (out / "cuda-forward").iterdir()) == [
-        "test-00000-of-00002.parquet", "test-00001-of-00002.parquet",
-        "train-00000-of-00002.parquet", "train-00001-of-00002.parquet",
-        "validation-00000-of-00002.parquet", "validation-00001-of-00002.parquet"]
+        "test-00000-of-00002.parquet",
+        "test-00001-of-00002.parquet",
+        "train-00000-of-00002.parquet",
+        "train-00001-of-00002.parquet",
+        "validation-00000-of-00002.parquet",
+        "validation-00001-of-00002.parquet",
+    ]
     assert not list(tmp_path.glob(".warp_cuda_ir.partial-*"))
     monkeypatch.chdir(tmp_path)
     ds = datasets.load_dataset("warp_cuda_ir", "cuda-forward")

@@ -2,7 +2,7 @@ import pytest
 
 from builder.warp_backend import codegen
 
-SRC = '''import warp as wp
+SRC = """import warp as wp
 
 
 @wp.struct
@@ -21,7 +21,7 @@ def scale_bodies(bodies: wp.array(dtype=Body), out: wp.array(dtype=float)):
     i = wp.tid()
     b = bodies[i]
     out[i] = falloff(wp.length(b.pos)) * b.mass
-'''
+"""
 
 
 def test_emit_returns_hash_free_functions_and_full_units():
@@ -31,7 +31,10 @@ def test_emit_returns_hash_free_functions_and_full_units():
     assert bwd.ir.startswith('extern "C" __global__ void scale_bodies_cuda_kernel_backward(')
     assert "scale_bodies_cpu_kernel_forward(" in cpu.ir
     assert (fwd.entry, bwd.entry, cpu.entry) == (
-        "scale_bodies_cuda_kernel_forward", "scale_bodies_cuda_kernel_backward", "scale_bodies_cpu_forward")
+        "scale_bodies_cuda_kernel_forward",
+        "scale_bodies_cuda_kernel_backward",
+        "scale_bodies_cpu_forward",
+    )
     assert f"void {cpu.entry}(" in cpu.tu
     assert fwd.ir in fwd.tu and bwd.ir in bwd.tu and cpu.ir in cpu.tu
     assert "_cuda_kernel_backward" not in fwd.tu
@@ -62,8 +65,10 @@ def test_released_modules_are_freed():
 
     from warp._src import context
 
-    src = ("import warp as wp\n\n\n@wp.kernel\ndef k(a: wp.array(dtype=wp.vec3), o: wp.array(dtype=float)):\n"
-           "    i = wp.tid()\n    o[i] = wp.norm_l1(a[i])\n")
+    src = (
+        "import warp as wp\n\n\n@wp.kernel\ndef k(a: wp.array(dtype=wp.vec3), o: wp.array(dtype=float)):\n"
+        "    i = wp.tid()\n    o[i] = wp.norm_l1(a[i])\n"
+    )
     for n in range(3):
         codegen.emit("leak", src, f"t_leak_{n}")
     gc.collect()

@@ -79,10 +79,24 @@ def _normalized_by_tokenize(source: str) -> str:
     return " ".join(out)
 
 
-_AST_OPERATORS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
-                  ast.Mod: "mod", ast.MatMult: "mul", ast.BitAnd: "bit_and", ast.BitOr: "bit_or",
-                  ast.BitXor: "bit_xor", ast.LShift: "lshift", ast.RShift: "rshift", ast.USub: "neg",
-                  ast.Not: "unot", ast.Pow: "pow", ast.Invert: "invert"}
+_AST_OPERATORS = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.Div: "div",
+    ast.FloorDiv: "floordiv",
+    ast.Mod: "mod",
+    ast.MatMult: "mul",
+    ast.BitAnd: "bit_and",
+    ast.BitOr: "bit_or",
+    ast.BitXor: "bit_xor",
+    ast.LShift: "lshift",
+    ast.RShift: "rshift",
+    ast.USub: "neg",
+    ast.Not: "unot",
+    ast.Pow: "pow",
+    ast.Invert: "invert",
+}
 
 
 def _builtins_by_ast(source: str) -> list[str]:
@@ -91,8 +105,12 @@ def _builtins_by_ast(source: str) -> list[str]:
     for fn in ast.walk(ast.parse(source)):
         if isinstance(fn, ast.FunctionDef):
             for node in (n for stmt in fn.body for n in ast.walk(stmt)):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                        and isinstance(node.func.value, ast.Name) and node.func.value.id == "wp":
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == "wp"
+                ):
                     found.add(node.func.attr)
                 elif isinstance(node, (ast.BinOp, ast.AugAssign, ast.UnaryOp)):
                     found.add(_AST_OPERATORS.get(type(node.op), ""))
@@ -110,12 +128,16 @@ def test_token_pass_equals_the_tokenize_and_syntax_tree_references(seed, index):
 
 
 def test_token_pass_equals_the_references_on_hand_written_edge_cases():
-    source = ("x = 1\nif x:\n    # comment\n\n        \n    y = (1,\n  2)  # trailing\n"
-              "    z = 'a' + r\"b\" + x.real\n\n\nw = 1e-3 + .5 + 3. + 0x1F + 1_000\nv = w ** -2 // 3 @ x")
+    source = (
+        "x = 1\nif x:\n    # comment\n\n        \n    y = (1,\n  2)  # trailing\n"
+        "    z = 'a' + r\"b\" + x.real\n\n\nw = 1e-3 + .5 + 3. + 0x1F + 1_000\nv = w ** -2 // 3 @ x"
+    )
     assert normalized(source) == _normalized_by_tokenize(source)
-    source = ("@wp.func\ndef f(a: wp.array(dtype=float), x: float) -> float:\n    y = -x ** 2 + (x - -1.0) * ~3\n"
-              "    y -= wp.abs(x) @ 2 if not x else +x\n    return y[1:-1] % 3 // 2 << 1 >> 1 & 1 | 2 ^ 4 / 5\n"
-              "\n\nclass S:\n    v: wp.vec3\n")
+    source = (
+        "@wp.func\ndef f(a: wp.array(dtype=float), x: float) -> float:\n    y = -x ** 2 + (x - -1.0) * ~3\n"
+        "    y -= wp.abs(x) @ 2 if not x else +x\n    return y[1:-1] % 3 // 2 << 1 >> 1 & 1 | 2 ^ 4 / 5\n"
+        "\n\nclass S:\n    v: wp.vec3\n"
+    )
     assert builtins_used(source) == _builtins_by_ast(source)
 
 
@@ -130,7 +152,7 @@ def test_a_source_fed_in_pieces_hashes_and_tokenizes_as_the_whole(seed, index):
         for k in range(3):
             source = body.finish(derive_rng(seed, "test", index, k)).source
             assert source.startswith(body.head + "\n")
-            whole = head.copy().feed(source[len(body.head):])
+            whole = head.copy().feed(source[len(body.head) :])
             assert whole.hexdigest() == normalized_sha256(source)
             assert whole.tokens() == tokens(source)
             assert builtins_in(whole.tokens()) == builtins_used(source)
@@ -182,8 +204,12 @@ def test_no_local_shadows_a_module_level_function_or_struct():
         module_names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
         for fn in (n for n in tree.body if isinstance(n, ast.FunctionDef)):
             local = {a.arg for a in fn.args.args} | {
-                t.id for node in ast.walk(fn) if isinstance(node, ast.Assign) for t in node.targets
-                if isinstance(t, ast.Name)}
+                t.id
+                for node in ast.walk(fn)
+                if isinstance(node, ast.Assign)
+                for t in node.targets
+                if isinstance(t, ast.Name)
+            }
             assert not local & module_names, (index, category, local & module_names)
 
 

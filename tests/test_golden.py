@@ -19,8 +19,9 @@ def current() -> dict:
     out = {}
     for cfg in CONFIGS:
         opts = BuildOptions(config=cfg, seed=1234, num_train=4, num_validation=0, num_test=0, verify="none")
-        out[cfg] = [[r["id"], r["source_sha256"], r["ir_sha256"], r["normalized_sha256"]]
-                    for r in rows(opts, "train", 0, 4)]
+        out[cfg] = [
+            [r["id"], r["source_sha256"], r["ir_sha256"], r["normalized_sha256"]] for r in rows(opts, "train", 0, 4)
+        ]
     return out
 
 

@@ -10,8 +10,9 @@ pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not has_cuda(), reason="no CUD
 def test_gpu_verified_rows_match_the_cpu(tmp_path):
     from warp_cuda_ir import WarpCudaIR
 
-    b = WarpCudaIR(config_name="gpu-verified", cache_dir=str(tmp_path), seed=2, num_train=15, num_validation=0,
-                   num_test=0)
+    b = WarpCudaIR(
+        config_name="gpu-verified", cache_dir=str(tmp_path), seed=2, num_train=15, num_validation=0, num_test=0
+    )
     b.download_and_prepare()
     rows = list(b.as_dataset(split="train"))
     assert len(rows) == 30 and {r["pass"] for r in rows} == {"forward", "backward"}

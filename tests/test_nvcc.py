@@ -12,8 +12,9 @@ from builder.dataset.records import sample
 from builder.grammar.policy import CATEGORIES
 from builder.warp_backend import codegen
 
-NVCC = shutil.which("nvcc") or (os.path.join(os.environ["CUDA_HOME"], "bin", "nvcc")
-                                if os.environ.get("CUDA_HOME") else None)
+NVCC = shutil.which("nvcc") or (
+    os.path.join(os.environ["CUDA_HOME"], "bin", "nvcc") if os.environ.get("CUDA_HOME") else None
+)
 
 
 @pytest.mark.skipif(not NVCC or not os.path.exists(NVCC), reason="nvcc not installed")
@@ -25,8 +26,19 @@ def test_nvcc_compiles_module_source(index, tmp_path):
     src = tmp_path / "row.cu"
     src.write_text(tu.replace("#define WP_NO_CRT\n", ""))
     native = Path(warp.__file__).parent / "native"
-    cmd = [NVCC, "-arch=sm_90", "-ptx", "-std=c++17", "-I", str(native), "-DWP_ENABLE_CUDA=1", "-DNDEBUG",
-           str(src), "-o", str(tmp_path / "row.ptx")]
+    cmd = [
+        NVCC,
+        "-arch=sm_90",
+        "-ptx",
+        "-std=c++17",
+        "-I",
+        str(native),
+        "-DWP_ENABLE_CUDA=1",
+        "-DNDEBUG",
+        str(src),
+        "-o",
+        str(tmp_path / "row.ptx"),
+    ]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     ptx = (tmp_path / "row.ptx").read_text()

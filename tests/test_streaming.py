@@ -20,8 +20,10 @@ def test_shuffle_is_seeded_and_complete(folder):
 def test_ranks_get_disjoint_whole_shards(folder):
     import pyarrow.parquet as pq
 
-    shards = [set(pq.read_table(f, columns=["id"]).column("id").to_pylist())
-              for f in sorted((folder / "cuda-forward").glob("train-*.parquet"))]
+    shards = [
+        set(pq.read_table(f, columns=["id"]).column("id").to_pylist())
+        for f in sorted((folder / "cuda-forward").glob("train-*.parquet"))
+    ]
     for buffer in (None, 4):
         r0 = _ids(S.make_stream(folder, rank=0, world_size=2, buffer_size=buffer))
         r1 = _ids(S.make_stream(folder, rank=1, world_size=2, buffer_size=buffer))

@@ -27,8 +27,18 @@ def test_validate_passes_on_fresh_build(folder, tmp_path, capsys):
     report = json.loads(out.read_text())
     assert report["ok"] and report["configs"]["cuda-forward"] == {"train": 6, "validation": 2, "test": 2}
     names = {c["name"] for c in report["checks"]}
-    assert {"schema", "unique_ids", "ir_function", "duplicates_across_splits", "near_duplicates_across_splits",
-            "category_balance", "builtin_coverage", "verification", "determinism", "card"} <= names
+    assert {
+        "schema",
+        "unique_ids",
+        "ir_function",
+        "duplicates_across_splits",
+        "near_duplicates_across_splits",
+        "category_balance",
+        "builtin_coverage",
+        "verification",
+        "determinism",
+        "card",
+    } <= names
     assert "OK:" in text
 
 

@@ -90,8 +90,10 @@ def test_kernel_cache_does_not_grow():
 def test_batches_keep_warp_helper_functions_apart():
     # wp.norm_l1 is written in Python inside Warp, so each module carries its own norm_l1_0 helper;
     # two such translation units cannot be concatenated into one batch.
-    src = ("import warp as wp\n\n\n@wp.kernel\ndef {k}(a: wp.array(dtype=wp.vec3), o: wp.array(dtype=float)):\n"
-           "    i = wp.tid()\n    o[i] = wp.norm_l1(a[i])\n")
+    src = (
+        "import warp as wp\n\n\n@wp.kernel\ndef {k}(a: wp.array(dtype=wp.vec3), o: wp.array(dtype=float)):\n"
+        "    i = wp.tid()\n    o[i] = wp.norm_l1(a[i])\n"
+    )
     program = sample(5, "train", 0, CATEGORIES).program
     units = [codegen.emit(k, src.format(k=k), f"tb_{k}", ("cuda-forward",))["cuda-forward"] for k in ("ka", "kb")]
     items = [verify.Item("x", program, u.tu, 0) for u in units]

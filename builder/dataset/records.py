@@ -60,34 +60,51 @@ def sample(seed: int, split: str, index: int, categories: tuple[str, ...]) -> Dr
         head = Normalizer().feed(body.head)  # tokenized and hashed once for all its endings
         for s in range(STORE_DRAWS):
             program = body.finish(rng if s == 0 else derive_rng(seed, split, index, d, s))
-            whole = head.copy().feed(program.source[len(body.head):])
+            whole = head.copy().feed(program.source[len(body.head) :])
             nsha = whole.hexdigest()
             if int(nsha[:8], 16) % len(SPLITS) == part:
                 return Drawn(program, d * STORE_DRAWS + s, nsha, builtins_in(whole.tokens()))
-    raise GeneratorBug(seed, split, index, "?",
-                       f"no program in partition after {MAX_DRAFTS * STORE_DRAWS} candidates")
+    raise GeneratorBug(seed, split, index, "?", f"no program in partition after {MAX_DRAFTS * STORE_DRAWS} candidates")
 
 
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def base_record(opts: BuildOptions, config: str, split: str, index: int, drawn: Drawn, unit: codegen.Unit,
-                target: str, pass_: str) -> dict:
+def base_record(
+    opts: BuildOptions, config: str, split: str, index: int, drawn: Drawn, unit: codegen.Unit, target: str, pass_: str
+) -> dict:
     ir, program = unit.ir, drawn.program
     return {
         "id": f"{config}/{split}/{opts.seed}/{index}" + (f"/{pass_}" if config == "gpu-verified" else ""),
-        "config": config, "seed": opts.seed, "split": split, "index": index, "attempt": drawn.attempt,
-        "category": program.category, "kernel_name": program.kernel_name, "python_source": program.source,
-        "target": target, "pass": pass_, "ir": ir, "entry_point": unit.entry, "module_source": unit.tu,
-        "arg_names": [a.name for a in program.args], "arg_types": program.arg_type_strings(),
-        "arg_roles": program.arg_roles(), "arg_shapes": program.arg_shapes(),
-        "launch_dims": len(program.launch_shape), "launch_shape": list(program.launch_shape),
+        "config": config,
+        "seed": opts.seed,
+        "split": split,
+        "index": index,
+        "attempt": drawn.attempt,
+        "category": program.category,
+        "kernel_name": program.kernel_name,
+        "python_source": program.source,
+        "target": target,
+        "pass": pass_,
+        "ir": ir,
+        "entry_point": unit.entry,
+        "module_source": unit.tu,
+        "arg_names": [a.name for a in program.args],
+        "arg_types": program.arg_type_strings(),
+        "arg_roles": program.arg_roles(),
+        "arg_shapes": program.arg_shapes(),
+        "launch_dims": len(program.launch_shape),
+        "launch_shape": list(program.launch_shape),
         "builtins": drawn.builtins,
         "source_lines": sum(1 for x in program.source.splitlines() if x.strip()),
-        "ir_lines": len(ir.splitlines()), "warp_version": codegen.toolchain()["warp"],
-        "generator_version": GENERATOR_VERSION, "source_sha256": _sha(program.source), "ir_sha256": _sha(ir),
-        "normalized_sha256": drawn.normalized_sha256, "verify": opts.verify,
+        "ir_lines": len(ir.splitlines()),
+        "warp_version": codegen.toolchain()["warp"],
+        "generator_version": GENERATOR_VERSION,
+        "source_sha256": _sha(program.source),
+        "ir_sha256": _sha(ir),
+        "normalized_sha256": drawn.normalized_sha256,
+        "verify": opts.verify,
         **{k: None for k in GPU_FIELDS},
     }
 
@@ -114,8 +131,10 @@ def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict
             sampled.append((index, drawn, label, emitted))
         per_pass = {}
         for cfg in passes:
-            items = [verify.Item(label, drawn.program, emitted[cfg].tu, verify.input_seed(opts.seed, split, index))
-                     for index, drawn, label, emitted in sampled]
+            items = [
+                verify.Item(label, drawn.program, emitted[cfg].tu, verify.input_seed(opts.seed, split, index))
+                for index, drawn, label, emitted in sampled
+            ]
             verify.verify(items, cfg, opts.verify, cache)
             per_pass[cfg] = items
         if gpu:
@@ -138,8 +157,11 @@ def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict
                     continue
                 yield rec
     if skipped:
-        print(f"warp_cuda_ir: skipped {sum(skipped.values())} invalid rows in {split}[{start}:{stop}]: "
-              f"{dict(sorted(skipped.items()))}", file=sys.stderr)
+        print(
+            f"warp_cuda_ir: skipped {sum(skipped.values())} invalid rows in {split}[{start}:{stop}]: "
+            f"{dict(sorted(skipped.items()))}",
+            file=sys.stderr,
+        )
 
 
 def _invalid_reason(opts: BuildOptions, item: verify.Item, gpu: bool) -> str:

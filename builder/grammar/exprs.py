@@ -127,8 +127,16 @@ class ExprGen:
         if t.kind == "scalar":
             options.append((1.0, lambda: self.literal(t)))
         if t.is_int and self.scope.tid:
-            options.append((1.5, lambda: E(self.rng.choice(self.scope.tid), T.I32, (0, 255), True)
-                            if t == T.I32 else E(f"{t.ctor}({self.rng.choice(self.scope.tid)})", t, (0, 255), True)))
+            options.append(
+                (
+                    1.5,
+                    lambda: (
+                        E(self.rng.choice(self.scope.tid), T.I32, (0, 255), True)
+                        if t == T.I32
+                        else E(f"{t.ctor}({self.rng.choice(self.scope.tid)})", t, (0, 255), True)
+                    ),
+                )
+            )
         if not options:
             return self.build(t, 0)
         return pick(self.rng, options)
@@ -149,8 +157,12 @@ class ExprGen:
             loops = [v for v in self.scope.visible() if not v.mutable and v.t == T.I32 and v.name not in tid]
             # C++ % keeps the sign, so a counter that can be negative (stencil offsets) is shifted by the
             # length first: otherwise tid 0 reads index -1 and the adjoint writes there
-            out += [f"({i} + {v.name}) % {name}.shape[0]" if v.iv[0] >= 0
-                    else f"({i} + {v.name} + {name}.shape[0]) % {name}.shape[0]" for v in loops]
+            out += [
+                f"({i} + {v.name}) % {name}.shape[0]"
+                if v.iv[0] >= 0
+                else f"({i} + {v.name} + {name}.shape[0]) % {name}.shape[0]"
+                for v in loops
+            ]
             idx = [a for a in self.scope.arrays if a.role == "index"]
             out += [f"{a.name}[{i}] % {name}.shape[0]" for a in idx]
         else:
@@ -258,8 +270,11 @@ class ExprGen:
         out = [E(f"{a.name}{own}", t, a.iv, True) for a in self.scope.inputs(t)]
         for a in self.scope.inputs():
             read = f"{a.name}{own}"
-            src = {"float64": f"float({read})"}.get(a.dtype.scalar, read) if a.dtype.is_float else {
-                "vec": f"{read}[0]", "quat": f"{read}[0]", "mat": f"{read}[0, 0]"}.get(a.dtype.kind)
+            src = (
+                {"float64": f"float({read})"}.get(a.dtype.scalar, read)
+                if a.dtype.is_float
+                else {"vec": f"{read}[0]", "quat": f"{read}[0]", "mat": f"{read}[0, 0]"}.get(a.dtype.kind)
+            )
             if src is not None:
                 iv = (-1.0, 1.0) if a.dtype.kind == "quat" else a.iv
                 out.append(self.tid_term(t, (src, iv)))

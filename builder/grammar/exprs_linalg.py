@@ -104,9 +104,16 @@ def vec_expr(g: ExprGen, n: int, depth: int) -> E:
 
     def sample() -> E:
         s = g.scope.rand_state
-        names = {2: ["sample_unit_disk", "sample_unit_square", "sample_unit_ring"],
-                 3: ["sample_unit_sphere", "sample_unit_sphere_surface", "sample_unit_cube",
-                     "sample_unit_hemisphere", "sample_unit_hemisphere_surface"]}[n]
+        names = {
+            2: ["sample_unit_disk", "sample_unit_square", "sample_unit_ring"],
+            3: [
+                "sample_unit_sphere",
+                "sample_unit_sphere_surface",
+                "sample_unit_cube",
+                "sample_unit_hemisphere",
+                "sample_unit_hemisphere_surface",
+            ],
+        }[n]
         return E(f"wp.{rng.choice(names)}({s})", t, (-1.0, 1.0), True)
 
     def select() -> E:

@@ -117,8 +117,12 @@ def binary_math(g: ExprGen, t: WType, depth: int) -> E:
         return E(f"wp.smoothstep({lit(t, lo)}, {lit(t, lo + 2.0)}, {a.code})", t, (0.0, 1.0), a.varies)
     # hypot, written out the way kernels usually do it; leaves, because each appears twice
     a, b = g.leaf(t), g.leaf(t)
-    return E(f"wp.sqrt({a.code} * {a.code} + {b.code} * {b.code} + {lit(t, 0.01)})", t,
-              (0.0, math.sqrt(mag(a.iv) ** 2 + mag(b.iv) ** 2 + 0.01)), v)
+    return E(
+        f"wp.sqrt({a.code} * {a.code} + {b.code} * {b.code} + {lit(t, 0.01)})",
+        t,
+        (0.0, math.sqrt(mag(a.iv) ** 2 + mag(b.iv) ** 2 + 0.01)),
+        v,
+    )
 
 
 def convert(g: ExprGen, t: WType, depth: int) -> E:

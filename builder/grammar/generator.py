@@ -17,8 +17,11 @@ from builder.grammar.scope import ArrayArg, Scope, Var
 from builder.grammar.stmts import Block, StmtGen, emit_atomic
 from builder.grammar.wtypes import E, WType
 
-TID_NAMES = {1: (("i",), ("tid",), ("idx",)), 2: (("i", "j"), ("x", "y"), ("row", "col")),
-             3: (("i", "j", "k"), ("x", "y", "z"))}
+TID_NAMES = {
+    1: (("i",), ("tid",), ("idx",)),
+    2: (("i", "j"), ("x", "y"), ("row", "col")),
+    3: (("i", "j", "k"), ("x", "y", "z")),
+}
 INPUT_RANGES = {"float": ((-1.0, 1.0), (-2.0, 2.0), (0.1, 2.0), (0.5, 4.0)), "int": ((0, 100), (-50, 50))}
 # No atomic_or/and: over many threads they saturate to the same bits in every bin.
 ATOMIC_OPS = {"float": ("add", "add", "sub", "max", "min"), "int": ("add", "sub", "max", "min", "xor")}
@@ -90,8 +93,20 @@ class _Builder:
         name = self.scope.fresh(r, r.choice(N.FUNC_NAMES))
         types = [t for t in p.types() if t.kind in ("scalar", "vec", "quat")] or [T.F32]
         # parameters and locals must not shadow the module's other functions and structs
-        scope = Scope(used_names={"wp", "float", "int", "range", "min", "max", "abs", name,
-                                  *(f.name for f in self.funcs), *self.structs})
+        scope = Scope(
+            used_names={
+                "wp",
+                "float",
+                "int",
+                "range",
+                "min",
+                "max",
+                "abs",
+                name,
+                *(f.name for f in self.funcs),
+                *self.structs,
+            }
+        )
         params = []
         for k in range(r.randint(1, 3)):
             t = T.F32 if k == 0 else r.choice(types)  # the first float32 is what "varies" falls back on
@@ -117,8 +132,14 @@ class _Builder:
         self.funcs.append(FuncSig(name, tuple(params), ret, e.iv))
 
     def add_array(self, stem_pool, t: WType, role: str, **kw) -> ArrayArg:
-        a = ArrayArg(self.scope.fresh(self.rng, self.rng.choice(stem_pool)), t,
-                     1 if role == "acc" else self.ndim, role, kw.pop("iv", (0.0, 0.0)), **kw)
+        a = ArrayArg(
+            self.scope.fresh(self.rng, self.rng.choice(stem_pool)),
+            t,
+            1 if role == "acc" else self.ndim,
+            role,
+            kw.pop("iv", (0.0, 0.0)),
+            **kw,
+        )
         self.args.append(a)
         self.scope.arrays.append(a)
         return a
@@ -236,7 +257,7 @@ class Draft:
 
     def finish(self, rng: random.Random) -> Program:
         b, sg = self._b, self._sg
-        del sg.block.lines[self._body_lines:]
+        del sg.block.lines[self._body_lines :]
         b.rng = sg.rng = sg.g.rng = rng
         g, own = sg.g, ", ".join(b.scope.tid)
         for a in b.scope.arrays:
@@ -245,9 +266,17 @@ class Draft:
                 sg.block.emit(f"{a.name}[{own}] = {e.code}")
             elif a.role == "acc":
                 emit_atomic(sg, a)
-        source = self.head + "\n" + "\n".join(sg.block.lines[self._body_lines:]) + "\n"
-        return Program(b.policy.name, self.kernel_name, source, b.args, self.shape, b.structs,
-                       [f.name for f in b.funcs], list(b.structs))
+        source = self.head + "\n" + "\n".join(sg.block.lines[self._body_lines :]) + "\n"
+        return Program(
+            b.policy.name,
+            self.kernel_name,
+            source,
+            b.args,
+            self.shape,
+            b.structs,
+            [f.name for f in b.funcs],
+            list(b.structs),
+        )
 
 
 def _own_read(a: ArrayArg, own: str) -> E:

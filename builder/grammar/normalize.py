@@ -19,7 +19,8 @@ _KEEP = {"wp", "range", "float", "int", "True", "False", "None"}
 # tests/test_generator.py checks both functions below against tokenize / ast versions over many generated
 # programs. The pattern has no groups: findall returns plain strings and a token's first character says its
 # kind, which is cheaper than asking each match for its group name.
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
     \r?\n[ \t\f]*                                                              # newline and the next indent
   | 0[xXoObB][\da-fA-F_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][-+]?\d[\d_]*)?[jJ]?  # number
   | [rRbBuUfF]{0,2}(?:'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")   # string
@@ -28,7 +29,9 @@ _TOKEN = re.compile(r"""
   | [ \t\f]+|\\\r?\n                                                          # space, line continuation
   | \#[^\r\n]*                                                                 # comment
   | .                                                                          # anything else: an error
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 _OP_CHARS = frozenset("-+*/%&|^~<>=()[]{}:,.;@")
 
 
@@ -173,8 +176,21 @@ def normalized_sha256(source: str) -> str:
 
 
 # Warp's builtin names for Python's operators: binary and augmented (``-`` and ``-=`` are both "sub"), unary.
-_BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod", "@": "mul",
-           "&": "bit_and", "|": "bit_or", "^": "bit_xor", "<<": "lshift", ">>": "rshift", "**": "pow"}
+_BINARY = {
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "div",
+    "//": "floordiv",
+    "%": "mod",
+    "@": "mul",
+    "&": "bit_and",
+    "|": "bit_or",
+    "^": "bit_xor",
+    "<<": "lshift",
+    ">>": "rshift",
+    "**": "pow",
+}
 _BINARY.update({op + "=": name for op, name in list(_BINARY.items())})
 _UNARY = {"-": "neg", "~": "invert", "not": "unot"}  # unary + has no builtin
 
@@ -220,7 +236,10 @@ def builtins_in(toks: list[tuple[str, str]]) -> list[str]:
             elif not operand_end:
                 found.add(_UNARY.get(text, ""))
         window = [window[1], window[2], text]
-        operand_end = kind in ("number", "string") or text in (")", "]", "}") or (
-            kind == "name" and (not keyword.iskeyword(text) or text in ("True", "False", "None")))
+        operand_end = (
+            kind in ("number", "string")
+            or text in (")", "]", "}")
+            or (kind == "name" and (not keyword.iskeyword(text) or text in ("True", "False", "None")))
+        )
     found.discard("")
     return sorted(found)

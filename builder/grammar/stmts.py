@@ -140,8 +140,10 @@ class StmtGen:
         form = rng.choice(["blend", "blend", "clamp", "min", "max"] if v.t.is_float else ["blend"])
         if form == "blend" or v.t.kind == "vec":
             a = rng.choice([0.5, 0.75, 0.9, 0.25])
-            self.block.emit(f"{v.name} = {v.name} * {lit(v.t, a) if v.t.is_float else fmt_float(a)} + "
-                            f"{e.code} * {lit(v.t, 1 - a) if v.t.is_float else fmt_float(1 - a)}")
+            self.block.emit(
+                f"{v.name} = {v.name} * {lit(v.t, a) if v.t.is_float else fmt_float(a)} + "
+                f"{e.code} * {lit(v.t, 1 - a) if v.t.is_float else fmt_float(1 - a)}"
+            )
         elif form == "clamp":
             self.block.emit(f"{v.name} = wp.clamp({v.name} + {e.code}, {lit(v.t, v.iv[0])}, {lit(v.t, v.iv[1])})")
         else:
@@ -295,8 +297,13 @@ def emit_atomic(sg: StmtGen, arr) -> None:
     """One atomic update of an accumulator array; the index is always in bounds."""
     rng, g = sg.rng, sg.g
     tid = sg.scope.tid
-    idx = rng.choice([f"{tid[0]} % {arr.name}.shape[0]", f"({tid[-1]} // 2) % {arr.name}.shape[0]",
-                      f"({' + '.join(tid)}) % {arr.name}.shape[0]"])
+    idx = rng.choice(
+        [
+            f"{tid[0]} % {arr.name}.shape[0]",
+            f"({tid[-1]} // 2) % {arr.name}.shape[0]",
+            f"({' + '.join(tid)}) % {arr.name}.shape[0]",
+        ]
+    )
     e = g.strong(g.gen(arr.dtype, rng.randint(1, sg.policy.depth)))
     if arr.dtype.is_float or arr.dtype.is_int:
         e = g.fit(e, (-100, 100) if arr.dtype != T.U32 else (0, 100))

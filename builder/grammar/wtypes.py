@@ -31,8 +31,13 @@ class WType:
             return True
         if not isinstance(other, WType):
             return NotImplemented
-        return (self.spelling == other.spelling and self.kind == other.kind and self.scalar == other.scalar
-                and self.n == other.n and self.fields == other.fields)
+        return (
+            self.spelling == other.spelling
+            and self.kind == other.kind
+            and self.scalar == other.scalar
+            and self.n == other.n
+            and self.fields == other.fields
+        )
 
     @property
     def is_float(self) -> bool:

@@ -281,4 +281,3 @@ def cuda_available() -> bool:
 def _kernel_in(source: str) -> str:
     m = re.search(r"@wp\.kernel\s*\ndef\s+(\w+)", source)
     return m.group(1) if m else "?"
-

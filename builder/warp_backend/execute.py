@@ -17,8 +17,7 @@ from builder.grammar import wtypes as T
 from builder.grammar.program import Param, Program
 from builder.grammar.wtypes import WType
 
-WARP_DTYPES = {"float32": wp.float32, "float64": wp.float64, "int32": wp.int32, "int64": wp.int64,
-               "uint32": wp.uint32}
+WARP_DTYPES = {"float32": wp.float32, "float64": wp.float64, "int32": wp.int32, "int64": wp.int64, "uint32": wp.uint32}
 # Tolerances for comparing two devices' results, per output component scalar type.
 TOLERANCES = {"float32": (1e-3, 1e-3), "float64": (1e-9, 1e-9), "int32": (0, 0), "int64": (0, 0), "uint32": (0, 0)}
 
@@ -81,8 +80,9 @@ def make_args(program: Program, ns: dict, rng: np.random.Generator, device: str)
         dtype, grad = warp_dtype(a.dtype, ns), _grad_capable(a.dtype)
         if a.role in ("in", "index"):
             if a.dtype.kind == "struct":
-                arr = wp.array([_struct(rng, program, a.dtype, ns) for _ in range(int(np.prod(shape)))],
-                               dtype=dtype, device=device).reshape(shape)
+                arr = wp.array(
+                    [_struct(rng, program, a.dtype, ns) for _ in range(int(np.prod(shape)))], dtype=dtype, device=device
+                ).reshape(shape)
             else:
                 arr = wp.array(_values(rng, a.dtype, a.iv, shape), dtype=dtype, device=device, requires_grad=grad)
                 if grad:
@@ -92,8 +92,9 @@ def make_args(program: Program, ns: dict, rng: np.random.Generator, device: str)
             outs[a.name], inits[a.name] = arr, 0.0
         else:
             init = (int(a.init) if a.dtype.is_int else a.init) if a.dtype.kind == "scalar" else None
-            arr = wp.full(a.length, dtype(init) if init is not None else dtype(),
-                          dtype=dtype, device=device, requires_grad=grad)
+            arr = wp.full(
+                a.length, dtype(init) if init is not None else dtype(), dtype=dtype, device=device, requires_grad=grad
+            )
             outs[a.name], inits[a.name] = arr, a.init
         args.append(arr)
     return args, outs, inits, grad_inputs

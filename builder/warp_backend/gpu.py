@@ -27,15 +27,18 @@ def device_facts(device: str = "cuda:0") -> dict:
 def compare_devices(items: list[Item], per_pass: dict[str, list[Item]], device: str = "cuda:0") -> None:
     """Set ``item.gpu`` on every pass's item: forward rows compare outputs, backward rows outputs and gradients."""
     facts = device_facts(device)
-    module, namespaces = codegen.load_sources([(it.label, it.program.source) for it in items],
-                                              f"wcir_gpu_{uuid.uuid4().hex[:12]}")
+    module, namespaces = codegen.load_sources(
+        [(it.label, it.program.source) for it in items], f"wcir_gpu_{uuid.uuid4().hex[:12]}"
+    )
     try:
         codegen.load_cpu(module)
         module.load(device)
         for k, (it, ns) in enumerate(zip(items, namespaces)):
             kernel = ns[it.program.kernel_name]
-            runs = {d: execute.run(it.program, kernel, ns, np.random.default_rng(it.input_seed), d, True)
-                    for d in (device, "cpu")}
+            runs = {
+                d: execute.run(it.program, kernel, ns, np.random.default_rng(it.input_seed), d, True)
+                for d in (device, "cpu")
+            }
             for cfg, plist in per_pass.items():
                 gpu_run, cpu_run = runs[device], runs["cpu"]
                 if cfg == "cuda-forward":

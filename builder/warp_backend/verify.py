@@ -43,8 +43,9 @@ class Evidence:
 
     @property
     def valid(self) -> bool:
-        return self.compiled and self.executed and self.outputs_finite and self.outputs_nondegenerate \
-            and self.grads_finite
+        return (
+            self.compiled and self.executed and self.outputs_finite and self.outputs_nondegenerate and self.grads_finite
+        )
 
 
 @dataclass
@@ -89,8 +90,11 @@ def cuda_symbols(it: Item) -> set[str]:
     return {a or b for a, b in _DEFINITIONS.findall(body)}
 
 
-_DEFINITIONS = re.compile(r"^(?:static |extern \"C\" __global__ )?(?:CUDA_CALLABLE )?[\w:<>, ]*?\b(\w+)\(\s*$"
-                          r"|^struct (\w+)$", re.M)
+_DEFINITIONS = re.compile(
+    r"^(?:static |extern \"C\" __global__ )?(?:CUDA_CALLABLE )?[\w:<>, ]*?\b(\w+)\(\s*$"
+    r"|^struct (\w+)$",
+    re.M,
+)
 
 
 def bisect(batch: list[Item], attempt: Callable[[list[Item]], None], on_fail: Callable[[Item, str], None]) -> None:
@@ -122,8 +126,11 @@ def ptx_entries(ptx: str, symbols: list[str]) -> str:
 def ptx_stats(entry: str) -> tuple[int, int]:
     """(instructions, virtual registers declared) of PTX entry text."""
     regs = sum(int(n) for n in re.findall(r"\.reg \.\w+ \s*%\w+<(\d+)>;", entry))
-    instr = sum(1 for line in entry.splitlines()
-                if line.startswith("\t") and line.rstrip().endswith(";") and not line.lstrip().startswith((".", "//")))
+    instr = sum(
+        1
+        for line in entry.splitlines()
+        if line.startswith("\t") and line.rstrip().endswith(";") and not line.lstrip().startswith((".", "//"))
+    )
     return instr, regs
 
 
@@ -149,8 +156,9 @@ def execute_cpu(items: list[Item], batch_size: int, backward: bool = True) -> No
     """Compile for the CPU (with adjoints) and run forward + backward with seeded inputs."""
 
     def attempt(batch: list[Item]) -> None:
-        module, namespaces = codegen.load_sources([(it.label, it.program.source) for it in batch],
-                                                  f"wcir_cpu_{uuid.uuid4().hex[:12]}")
+        module, namespaces = codegen.load_sources(
+            [(it.label, it.program.source) for it in batch], f"wcir_cpu_{uuid.uuid4().hex[:12]}"
+        )
         try:
             codegen.load_cpu(module)
             for it, ns in zip(batch, namespaces):
@@ -169,8 +177,9 @@ def execute_cpu(items: list[Item], batch_size: int, backward: bool = True) -> No
 def run_one(it: Item, ns: dict, backward: bool) -> None:
     ev = it.evidence
     try:
-        r = execute.run(it.program, ns[it.program.kernel_name], ns, np.random.default_rng(it.input_seed), "cpu",
-                        backward)
+        r = execute.run(
+            it.program, ns[it.program.kernel_name], ns, np.random.default_rng(it.input_seed), "cpu", backward
+        )
     except Exception as exc:  # noqa: BLE001 - any launch failure is recorded as not executed
         ev.executed, ev.error = False, f"cpu launch: {type(exc).__name__}: {exc}"[:500]
         return
@@ -213,12 +222,19 @@ class EvidenceCache:
 
 
 COMPILE_FIELDS = ("compiled", "compile_target", "ptx", "ptx_instructions", "ptx_registers")
-EXEC_FIELDS = ("executed", "outputs_finite", "outputs_nondegenerate", "grads_finite", "output_checksum",
-               "grad_checksum")
+EXEC_FIELDS = (
+    "executed",
+    "outputs_finite",
+    "outputs_nondegenerate",
+    "grads_finite",
+    "output_checksum",
+    "grad_checksum",
+)
 
 
-def _cached(items: list[Item], key, run: Callable[[list[Item]], None], cache: EvidenceCache,
-            fields: tuple[str, ...]) -> dict[int, dict]:
+def _cached(
+    items: list[Item], key, run: Callable[[list[Item]], None], cache: EvidenceCache, fields: tuple[str, ...]
+) -> dict[int, dict]:
     """Evidence records for ``items``: from the cache, or computed by ``run`` on the misses and stored."""
     records, misses = {}, []
     for n, it in enumerate(items):
@@ -246,14 +262,24 @@ def verify(items: list[Item], target: str, level: str, cache: EvidenceCache, bat
         return
     cpu = {}
     if target == "cpu" or level == "execute":
-        cpu = _cached(items, lambda it: f"cpu:{it.input_seed}", lambda fresh: execute_cpu(fresh, batch_size), cache,
-                      ("compiled", "compile_target", *EXEC_FIELDS))
+        cpu = _cached(
+            items,
+            lambda it: f"cpu:{it.input_seed}",
+            lambda fresh: execute_cpu(fresh, batch_size),
+            cache,
+            ("compiled", "compile_target", *EXEC_FIELDS),
+        )
     if target == "cpu":
         compiled = cpu
     else:
         suffixes = ("_cuda_kernel_forward",) + (("_cuda_kernel_backward",) if target == "cuda-backward" else ())
-        compiled = _cached(items, lambda it: f"compile:{target}",
-                           lambda fresh: compile_cuda(fresh, suffixes, batch_size), cache, COMPILE_FIELDS)
+        compiled = _cached(
+            items,
+            lambda it: f"compile:{target}",
+            lambda fresh: compile_cuda(fresh, suffixes, batch_size),
+            cache,
+            COMPILE_FIELDS,
+        )
     for n, it in enumerate(items):
         ev = it.evidence
         for k in COMPILE_FIELDS:

@@ -20,6 +20,7 @@ import datasets
 
 from builder import GENERATOR_VERSION
 from builder.config import DEFAULT_SIZES, BuildOptions
+from builder.errors import GPURequired
 from builder.grammar.policy import CATEGORIES
 from builder.schema import CONFIGS, FEATURES, SPLITS
 
@@ -29,10 +30,6 @@ _DESCRIPTIONS = {
     "cpu": "Warp kernel -> CPU C++ forward kernel emitted by Warp.",
     "gpu-verified": "cuda-forward and cuda-backward rows, also run on a CUDA GPU and compared with the CPU.",
 }
-
-
-class GPURequired(RuntimeError):
-    """The gpu-verified config was asked for on a machine without a CUDA device."""
 
 
 @dataclass
@@ -86,7 +83,7 @@ class WarpCudaIR(datasets.GeneratorBasedBuilder):
             from builder.warp_backend import codegen
 
             if not codegen.cuda_available():
-                raise GPURequired("the gpu-verified config requires a CUDA GPU; none is visible to Warp here")
+                raise GPURequired()
         out = []
         for split in SPLITS:
             n = opts.size(split)

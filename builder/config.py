@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from builder.errors import ConfigError
 from builder.grammar.policy import CATEGORIES
 from builder.schema import CONFIGS
 
 VERIFY_LEVELS = ("none", "compile", "execute")
 ON_INVALID = ("error", "skip")
 DEFAULT_SIZES = {"num_train": 10_000, "num_validation": 1_000, "num_test": 1_000}
-
-
-class ConfigError(ValueError):
-    """A bad option; the message says what is allowed."""
 
 
 @dataclass(frozen=True)

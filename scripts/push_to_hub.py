@@ -17,6 +17,8 @@ import sys
 from fnmatch import fnmatch
 from pathlib import Path
 
+from builder.errors import PushError, UsageError
+
 ROOT = Path(__file__).resolve().parent.parent
 for p in (ROOT, ROOT / "scripts"):
     if str(p) not in sys.path:
@@ -24,12 +26,6 @@ for p in (ROOT, ROOT / "scripts"):
 
 IGNORE_PATTERNS = ["*.lock", ".cache/*", "*.tmp"]
 EXIT_USAGE, EXIT_BUILD, EXIT_INVALID, EXIT_AUTH, EXIT_NETWORK, EXIT_UPLOAD = 2, 3, 4, 5, 6, 7
-
-
-class PushError(RuntimeError):
-    def __init__(self, message: str, code: int):
-        super().__init__(message)
-        self.code = code
 
 
 class _Parser(argparse.ArgumentParser):
@@ -112,7 +108,7 @@ def push(
     determinism_sample: int = 50,
 ) -> str:
     """Build if needed, validate, render, and upload; return the dataset URL (or the plan on a dry run)."""
-    from validate import UsageError, validate
+    from validate import validate
 
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo_id):
         raise PushError(f"--repo-id must look like ORG/NAME, got {repo_id!r}", EXIT_USAGE)

@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from builder.errors import UsageError  # noqa: E402
 from builder.grammar.policy import CATEGORIES  # noqa: E402
 from builder.schema import CONFIGS, FEATURES, SPLITS, TARGETS  # noqa: E402
 
@@ -37,10 +38,6 @@ NEAR_DUP_THRESHOLD = 0.9
 NEAR_DUP_CAP = 2000  # rows per split fed to MinHash
 SHINGLE = 5
 TEXT_COLUMNS = ("python_source", "ir", "module_source")
-
-
-class UsageError(ValueError):
-    """Bad arguments: reported as one line, exit 2."""
 
 
 @dataclass

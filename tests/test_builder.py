@@ -1,9 +1,10 @@
 import pytest
 
-from builder.config import BuildOptions, ConfigError
+from builder.config import BuildOptions
+from builder.errors import ConfigError, GPURequired
 from builder.schema import FEATURES
 from tests.conftest import has_cuda
-from warp_cuda_ir import GPURequired, WarpCudaIR
+from warp_cuda_ir import WarpCudaIR
 
 SMALL = dict(seed=3, num_train=6, num_validation=2, num_test=2, num_shards=3, verify="none")
 

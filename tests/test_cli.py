@@ -2,6 +2,7 @@ import datasets
 import pytest
 
 from builder.cli import main
+from builder.errors import GeneratorBug
 
 TINY = ["--num-train", "4", "--num-validation", "2", "--num-test", "2", "--num-shards", "2", "--on-invalid", "error"]
 
@@ -72,7 +73,7 @@ def test_generator_bug_is_one_line_exit_1_and_writes_nothing(num_proc, tmp_path,
     import builder.dataset.records as records
 
     def broken(seed, split, index, categories):
-        raise records.GeneratorBug(seed, split, index, "k", "boom")
+        raise GeneratorBug(seed, split, index, "k", "boom")
 
     monkeypatch.setattr(records, "sample", broken)
     out = tmp_path / "o"

@@ -1,5 +1,6 @@
 import pytest
 
+from builder.errors import WarpRejected
 from builder.warp_backend import codegen
 
 SRC = """import warp as wp
@@ -55,7 +56,7 @@ def test_emit_is_deterministic():
 
 def test_rejected_program_names_the_row_and_kernel():
     bad = SRC.replace("b.mass", "b.massss")
-    with pytest.raises(codegen.WarpRejected, match=r"scale_bodies.*seed=1 index=2"):
+    with pytest.raises(WarpRejected, match=r"scale_bodies.*seed=1 index=2"):
         codegen.emit("seed=1 index=2", bad, "t_bad")
 
 

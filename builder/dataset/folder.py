@@ -14,12 +14,9 @@ import uuid
 from pathlib import Path
 
 from builder.config import BuildOptions
+from builder.errors import OutputExists
 from builder.schema import SPLITS
 from builder.warp_backend import codegen
-
-
-class OutputExists(FileExistsError):
-    pass
 
 
 def check_target(out: Path, overwrite: bool) -> None:

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
+from builder.errors import GeneratorBug
 from builder.grammar.generator import draft
 from builder.grammar.normalize import Normalizer, builtins_in
 from builder.grammar.program import Program
@@ -30,17 +31,6 @@ CHUNK = 16  # programs verified together (one compiler invocation per target)
 # the most any row needed was 19 candidates, its third draft.
 STORE_DRAWS = 8
 MAX_DRAFTS = 16
-
-
-class GeneratorBug(RuntimeError):
-    """A generated row failed a check it must pass by construction; names the row to reproduce it."""
-
-    def __init__(self, seed: int, split: str, index: int, kernel: str, reason: str):
-        super().__init__(f"generator bug at seed={seed} split={split} index={index} kernel={kernel!r}: {reason}")
-        self.fields = (seed, split, index, kernel, reason)
-
-    def __reduce__(self):  # crosses process boundaries intact (num_proc > 1)
-        return GeneratorBug, self.fields
 
 
 class Drawn(NamedTuple):

@@ -26,20 +26,13 @@ import warp as wp
 from warp._src import context as _ctx
 from warp._src import types as _wp_types
 
+from builder.errors import WarpRejected
 from builder.schema import TARGETS
 
 # strip_hash makes emitted names predictable (NAME_cuda_kernel_forward);
 # a generic CPU target makes CPU results identical across host CPUs.
 MODULE_OPTIONS = {"strip_hash": True, "cpu_compiler_flags": "", "enable_backward": True}
 CUDA_ARCH = 90
-
-
-class WarpRejected(ValueError):
-    """Warp refused a generated program: always a generator bug, named by its coordinates."""
-
-    def __init__(self, label: str, kernel: str, message: str):
-        super().__init__(f"Warp rejected kernel {kernel!r} ({label}): {message}")
-        self.label, self.kernel = label, kernel
 
 
 @dataclass(frozen=True)

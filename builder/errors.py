@@ -1,0 +1,61 @@
+"""Every exception the project raises, in one place.
+
+Each subclasses a built-in, so callers can catch by kind (``ValueError`` for bad input, ``RuntimeError`` for a
+failed build) without importing this module, and each message names what it can: the seed, split, index and
+kernel of a row, the bad value with ``!r``, and what is allowed instead.
+"""
+
+from __future__ import annotations
+
+
+class ConfigError(ValueError):
+    """A bad option; the message says what is allowed."""
+
+
+class GPURequired(ConfigError):
+    """A GPU-only config or stage was asked for where no CUDA device is visible to Warp."""
+
+    def __init__(self, what: str = "config 'gpu-verified'"):
+        super().__init__(f"{what} requires a CUDA GPU, and none is visible to Warp")
+        self.what = what
+
+    def __reduce__(self):
+        return GPURequired, (self.what,)
+
+
+class OutputExists(FileExistsError):
+    """The output path is taken and --overwrite was not given."""
+
+
+class GeneratorBug(RuntimeError):
+    """A generated row failed a check it must pass by construction; names the row to reproduce it."""
+
+    def __init__(self, seed: int, split: str, index: int, kernel: str, reason: str):
+        super().__init__(f"generator bug at seed={seed} split={split} index={index} kernel={kernel!r}: {reason}")
+        self.fields = (seed, split, index, kernel, reason)
+
+    def __reduce__(self):  # crosses process boundaries intact (num_proc > 1)
+        return GeneratorBug, self.fields
+
+
+class WarpRejected(ValueError):
+    """Warp refused a generated program: always a generator bug, named by its coordinates."""
+
+    def __init__(self, label: str, kernel: str, message: str):
+        super().__init__(f"Warp rejected kernel {kernel!r} ({label}): {message}")
+        self.label, self.kernel, self.message = label, kernel, message
+
+    def __reduce__(self):
+        return WarpRejected, (self.label, self.kernel, self.message)
+
+
+class UsageError(ValueError):
+    """A command was pointed at something it cannot use (a missing or malformed folder or file)."""
+
+
+class PushError(RuntimeError):
+    """A push stopped; ``code`` is the exit status that says at which step (usage, build, invalid, auth, ...)."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code

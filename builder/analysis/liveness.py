@@ -4,9 +4,10 @@ Definitions (every Warp function found by ``kernels.warp_functions``; declaratio
 
 - An *assignment* is a statement that binds or updates a local name: ``x = e``, ``x: T = e``, ``x += e``,
   ``a, b = e``, and a component store into a local (``v[0] = e``, ``v.x = e``, ``m[i, j] += e``), which updates
-  ``v``. Loop targets (``for i in range(n)``) bind names but are not counted. Stores into a parameter or into an
-  alias of one (``a[i] = e``, ``s.x = e``, ``out = s.arr; out[i] = e``) are outputs, not assignments.
-- A statement is a *sink* (live by itself) when it stores into a parameter/alias, calls anything as a statement
+  ``v``. Loop targets (``for i in range(n)``) bind names but are not counted. Stores into a parameter, into an
+  alias of one (``a[i] = e``, ``s.x = e``, ``out = s.arr; out[i] = e``, ``row = a[0, :]; row[i] = e``) or into
+  a global (``wp.adjoint[x] = e``) are outputs, not assignments.
+- A statement is a *sink* (live by itself) when it is such an output store, calls anything as a statement
   (``wp.atomic_add(...)``, ``helper(out, i)``, ``wp.printf(...)``), contains an effectful call anywhere
   (``old = wp.atomic_add(...)``, ``wp.tile_store``, ``arr.atomic_max``, a module function that itself has effects),
   returns (a value, or early), ``break``/``continue``/``assert``.
@@ -19,7 +20,7 @@ Definitions (every Warp function found by ``kernels.warp_functions``; declaratio
 - A *parameter* (of kernels and functions alike) is unused when the body never reads it (a store into ``a[i]``
   reads ``a``; ``k = 1`` alone does not read ``k``).
 
-``dead_names`` and ``unused_params`` name ``function.variable``, each once, in source order.
+``dead_names`` and ``unused_params`` name ``function.variable``, once per function, in source order.
 """
 
 from __future__ import annotations
@@ -124,8 +125,13 @@ def _own_nodes(fn: ast.FunctionDef) -> Iterator[ast.AST]:
                 stack.append(child)
 
 
+def _is_slice(node: ast.expr) -> bool:
+    """``a[1:, i]``: a view of the array, not a copy of an element."""
+    return isinstance(node, ast.Subscript) and any(isinstance(n, ast.Slice) for n in ast.walk(node.slice))
+
+
 def _aliases(fn: ast.FunctionDef, params: frozenset[str]) -> frozenset[str]:
-    """Locals bound to a parameter, a field of one, or a new array view: stores through them are outputs."""
+    """Locals bound to a parameter, a field or slice of one, or a new array: stores through them are outputs."""
     binds = [
         (n.targets[0].id, n.value)
         for n in _own_nodes(fn)
@@ -138,7 +144,7 @@ def _aliases(fn: ast.FunctionDef, params: frozenset[str]) -> frozenset[str]:
         for name, value in binds:
             if name in refs:
                 continue
-            root = _root(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
+            root = _root(value) if isinstance(value, (ast.Name, ast.Attribute)) or _is_slice(value) else None
             built = isinstance(value, ast.Call) and _callee(value) in ARRAY_BUILDERS
             if built or (root is not None and root.id in refs):
                 refs.add(name)
@@ -147,8 +153,8 @@ def _aliases(fn: ast.FunctionDef, params: frozenset[str]) -> frozenset[str]:
 
 
 class _Collector:
-    def __init__(self, refs: frozenset[str], effectful: frozenset[str]):
-        self.refs = refs
+    def __init__(self, locals_: frozenset[str], effectful: frozenset[str]):
+        self.locals = locals_
         self.effectful = effectful
         self.stmts: list[_Stmt] = []
 
@@ -176,8 +182,8 @@ class _Collector:
             else:
                 root = _root(t)
                 reads |= _loads(t)
-                if root is None or root.id in self.refs:
-                    output = True
+                if root is None or root.id not in self.locals:
+                    output = True  # into a parameter, an alias of one, or a global (``wp.adjoint[x] = ...``)
                 else:
                     defs.add(root.id)
                     reads.discard(root.id)  # a component store updates the local, it does not read it
@@ -225,8 +231,14 @@ class _Collector:
                 self.block(part, guards)
 
 
+def _bound(fn: ast.FunctionDef) -> frozenset[str]:
+    """Names the function binds itself (assignment and loop targets)."""
+    return frozenset(n.id for n in _own_nodes(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+
+
 def _statements(fn: ast.FunctionDef, effectful: frozenset[str]) -> list[_Stmt]:
-    collector = _Collector(_aliases(fn, frozenset(param_names(fn))), effectful)
+    locals_ = _bound(fn) - _aliases(fn, frozenset(param_names(fn)))
+    collector = _Collector(locals_, effectful)
     collector.block(fn.body, frozenset())
     return collector.stmts
 

@@ -209,3 +209,24 @@ def test_invalid_counts_rejected():
         Liveness(2, 3, 0, 0)
     with pytest.raises(ValueError, match="unused_params"):
         Liveness(0, 0, 2, 1)
+
+
+def test_stores_through_slices_and_globals_are_outputs():
+    lv = liveness(
+        """
+import warp as wp
+
+@wp.kernel
+def k(x: wp.array(dtype=float), y: wp.array2d(dtype=float)):
+    i = wp.tid()
+    row = y[0:1, :]
+    v = 2.0 * x[i]
+    row[0, i] = v
+    wp.adjoint[x][i] = 0.0
+    e = y[0, i]
+    e += 1.0
+"""
+    )
+    # row is a view of y, so v is live; e is a copied element, so both of its assignments are dead
+    assert (lv.assignments, lv.dead) == (5, 2)
+    assert lv.dead_names == ("k.e",)

@@ -62,6 +62,17 @@ def warp_functions(tree: ast.AST) -> Iterator[tuple[ast.FunctionDef, str]]:
     yield from found
 
 
+def own_nodes(fn: ast.FunctionDef) -> Iterator[ast.AST]:
+    """The function body's nodes without those of nested function or class definitions."""
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.append(child)
+
+
 def is_kernel(kind: str) -> bool:
     return kind in KERNEL_DECORATORS
 

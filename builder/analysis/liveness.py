@@ -18,18 +18,19 @@ Definitions (every Warp function found by ``kernels.warp_functions``; declaratio
   flow-insensitive, a dead re-definition of a name that is also read live elsewhere counts as live: the dead count
   is a lower bound.
 - A *parameter* (of kernels and functions alike) is unused when the body never reads it (a store into ``a[i]``
-  reads ``a``; ``k = 1`` alone does not read ``k``).
+  reads ``a``; ``k = 1`` alone does not read ``k``). It is *idle* when only dead statements read it; unused and
+  idle parameters together are the *ineffective* ones: they cannot change any output.
 
-``dead_names`` and ``unused_params`` name ``function.variable``, once per function, in source order.
+``dead_names``, ``unused_params`` and ``idle_params`` name ``function.variable``, once per function, in source order.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from builder.analysis.kernels import is_stub, param_names, warp_functions
+from builder.analysis.kernels import is_stub, own_nodes, param_names, warp_functions
 
 # Callee names (attribute or bare) whose call has an effect outside the function.
 EFFECT_PREFIXES = ("atomic_", "tile_atomic_", "tile_store", "tile_scatter", "expect_")
@@ -46,6 +47,7 @@ class Liveness:
     unused: int
     dead_names: tuple[str, ...] = ()
     unused_params: tuple[str, ...] = ()
+    idle_params: tuple[str, ...] = ()  # read, but only by dead statements
 
     def __post_init__(self):
         if not 0 <= self.dead <= self.assignments:
@@ -54,6 +56,8 @@ class Liveness:
             raise ValueError(f"unused={self.unused!r} must lie in [0, params={self.params!r}]")
         if len(self.unused_params) != self.unused:
             raise ValueError(f"unused_params={self.unused_params!r} does not hold unused={self.unused!r} names")
+        if self.unused + len(self.idle_params) > self.params:
+            raise ValueError(f"idle_params={self.idle_params!r} and unused={self.unused!r} exceed params")
 
     @property
     def dead_share(self) -> float:
@@ -63,6 +67,11 @@ class Liveness:
     def unused_share(self) -> float:
         return self.unused / self.params if self.params else 0.0
 
+    @property
+    def ineffective_share(self) -> float:
+        """Parameters that cannot affect any output: unused or idle."""
+        return (self.unused + len(self.idle_params)) / self.params if self.params else 0.0
+
     def __add__(self, other: Liveness) -> Liveness:
         return Liveness(
             self.assignments + other.assignments,
@@ -71,6 +80,7 @@ class Liveness:
             self.unused + other.unused,
             self.dead_names + other.dead_names,
             self.unused_params + other.unused_params,
+            self.idle_params + other.idle_params,
         )
 
 
@@ -114,17 +124,6 @@ def _root(target: ast.expr) -> ast.Name | None:
     return target if isinstance(target, ast.Name) else None
 
 
-def _own_nodes(fn: ast.FunctionDef) -> Iterator[ast.AST]:
-    """The function's nodes without those of nested function or class definitions."""
-    stack: list[ast.AST] = list(fn.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                stack.append(child)
-
-
 def _is_slice(node: ast.expr) -> bool:
     """``a[1:, i]``: a view of the array, not a copy of an element."""
     return isinstance(node, ast.Subscript) and any(isinstance(n, ast.Slice) for n in ast.walk(node.slice))
@@ -134,7 +133,7 @@ def _aliases(fn: ast.FunctionDef, params: frozenset[str]) -> frozenset[str]:
     """Locals bound to a parameter, a field or slice of one, or a new array: stores through them are outputs."""
     binds = [
         (n.targets[0].id, n.value)
-        for n in _own_nodes(fn)
+        for n in own_nodes(fn)
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
     ]
     refs = set(params)
@@ -233,7 +232,7 @@ class _Collector:
 
 def _bound(fn: ast.FunctionDef) -> frozenset[str]:
     """Names the function binds itself (assignment and loop targets)."""
-    return frozenset(n.id for n in _own_nodes(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return frozenset(n.id for n in own_nodes(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
 
 
 def _statements(fn: ast.FunctionDef, effectful: frozenset[str]) -> list[_Stmt]:
@@ -243,7 +242,8 @@ def _statements(fn: ast.FunctionDef, effectful: frozenset[str]) -> list[_Stmt]:
     return collector.stmts
 
 
-def _live(stmts: list[_Stmt]) -> list[bool]:
+def _live(stmts: list[_Stmt]) -> tuple[list[bool], set[str]]:
+    """Which statements are live, and the names live statements read."""
     live = [s.sink for s in stmts]
     names: set[str] = set()
     changed = True
@@ -256,12 +256,12 @@ def _live(stmts: list[_Stmt]) -> list[bool]:
             if not live[i] and s.defs & names:
                 live[i] = True
                 changed = True
-    return live
+    return live, names
 
 
 def _reads(fn: ast.FunctionDef) -> set[str]:
     reads: set[str] = set()
-    for node in _own_nodes(fn):
+    for node in own_nodes(fn):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
             reads.add(node.id)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
@@ -281,13 +281,15 @@ def _effectful(functions: list[ast.FunctionDef]) -> frozenset[str]:
 
 def function_liveness(fn: ast.FunctionDef, effectful: frozenset[str] = frozenset()) -> Liveness:
     stmts = _statements(fn, effectful)
-    live = _live(stmts)
+    live, live_reads = _live(stmts)
     dead = [s for s, ok in zip(stmts, live) if s.counted and not ok]
     dead_names = dict.fromkeys(f"{fn.name}.{d}" for s in dead for d in sorted(s.defs))
     reads = _reads(fn)
     params = param_names(fn)
     unused = tuple(f"{fn.name}.{p}" for p in params if p not in reads)
-    return Liveness(sum(s.counted for s in stmts), len(dead), len(params), len(unused), tuple(dead_names), unused)
+    idle = tuple(f"{fn.name}.{p}" for p in params if p in reads and p not in live_reads)
+    counted = sum(s.counted for s in stmts)
+    return Liveness(counted, len(dead), len(params), len(unused), tuple(dead_names), unused, idle)
 
 
 def tree_liveness(tree: ast.AST) -> Liveness:

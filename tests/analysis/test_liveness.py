@@ -230,3 +230,22 @@ def k(x: wp.array(dtype=float), y: wp.array2d(dtype=float)):
     # row is a view of y, so v is live; e is a copied element, so both of its assignments are dead
     assert (lv.assignments, lv.dead) == (5, 2)
     assert lv.dead_names == ("k.e",)
+
+
+def test_parameter_read_only_by_dead_statements_is_idle():
+    lv = liveness(
+        """
+import warp as wp
+
+@wp.kernel
+def k(a: wp.array(dtype=float), scale: float, bias: float, n: int, out: wp.array(dtype=float)):
+    i = wp.tid()
+    s = a[i] * scale
+    for j in range(n):
+        out[i] = out[i] + a[j]
+"""
+    )
+    assert lv.unused_params == ("k.bias",)
+    assert lv.idle_params == ("k.scale",)
+    assert lv.dead_names == ("k.s",)
+    assert lv.ineffective_share == pytest.approx(2 / 5)

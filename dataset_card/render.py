@@ -7,6 +7,7 @@ from the Parquet shards, plus PNG plots written next to the card.
 
 from __future__ import annotations
 
+import os
 import string
 from collections import Counter
 from pathlib import Path
@@ -16,8 +17,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import yaml
 
+from builder import GENERATOR_VERSION
 from builder.grammar.policy import CATEGORIES
-from builder.schema import CONFIGS, FEATURES, FIELD_DOCS, SPLITS, TARGETS
+from builder.layout import infer_categories, split_files
+from builder.schema import FEATURES, FIELD_DOCS, SPLITS, TARGETS
 
 TEMPLATE = Path(__file__).with_name("template.md")
 PLOTS = {"source_lines": "plot_source_lines.png", "ir_lines": "plot_ir_lines.png", "builtins": "plot_builtins.png"}
@@ -43,19 +46,6 @@ TAGS = ["cuda", "warp", "gpu", "code", "compiler"]
 REPO_HINT = "ORG/warp_cuda_ir"
 
 
-def split_files(folder: Path) -> dict[str, dict[str, list[Path]]]:
-    """``{config: {split: [shard paths]}}`` for every config directory holding Parquet shards."""
-    out: dict[str, dict[str, list[Path]]] = {}
-    for cfg_dir in sorted(p for p in Path(folder).iterdir() if p.is_dir() and not p.name.startswith(".")):
-        for split in SPLITS:
-            files = sorted(cfg_dir.glob(f"{split}-*.parquet"))
-            if files:
-                out.setdefault(cfg_dir.name, {})[split] = files
-    # configs in schema order (cuda-forward first: it is the default)
-    order = {c: i for i, c in enumerate(CONFIGS)}
-    return dict(sorted(out.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
-
-
 def size_category(n: int) -> str:
     for bound, label in (
         (1_000, "n<1K"),
@@ -75,7 +65,11 @@ def metadata(folder: Path) -> dict:
     largest = 0
     for cfg, splits in files.items():
         configs.append(
-            {"config_name": cfg, "data_files": [{"split": s, "path": f"{cfg}/{s}-*.parquet"} for s in splits]}
+            # every shard by name, not a glob: a deleted shard is then an error naming it, not a count mismatch
+            {
+                "config_name": cfg,
+                "data_files": [{"split": s, "path": [f"{cfg}/{f.name}" for f in fs]} for s, fs in splits.items()],
+            }
         )
         split_infos = [
             {
@@ -139,7 +133,7 @@ def _quantiles(values: list[int]) -> str:
     return f"min {v[0]}, median {q(0.5)}, p90 {q(0.9)}, max {v[-1]}"
 
 
-def _md_escape(text: str) -> str:
+def md_escape(text: str) -> str:
     return text.replace("|", "\\|")
 
 
@@ -167,7 +161,7 @@ def _plots(folder: Path, per_config: dict[str, pa.Table], builtin_counts: Counte
         ax.set_ylabel("rows")
         ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(folder / PLOTS[column], dpi=110)
+        _save(fig, folder / PLOTS[column])
         plt.close(fig)
         written[column] = PLOTS[column]
     top = _most_common(builtin_counts, 40)
@@ -179,10 +173,16 @@ def _plots(folder: Path, per_config: dict[str, pa.Table], builtin_counts: Counte
     ax.set_xlabel("rows using the builtin")
     ax.tick_params(axis="y", labelsize=7)
     fig.tight_layout()
-    fig.savefig(folder / PLOTS["builtins"], dpi=110)
+    _save(fig, folder / PLOTS["builtins"])
     plt.close(fig)
     written["builtins"] = PLOTS["builtins"]
     return written
+
+
+def _save(fig, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    fig.savefig(tmp, dpi=110, format="png")
+    os.replace(tmp, path)
 
 
 def _example(splits: dict[str, list[Path]], cfg: str) -> str:
@@ -212,15 +212,9 @@ def _regenerate(per_config: dict[str, pa.Table], files: dict, build_options) -> 
         for s in SPLITS:
             idx = t.filter(pc.equal(t.column("split"), s)).column("index")
             sizes.append((pc.max(idx).as_py() + 1) if len(idx) else 0)
-        by_index = {}
-        for s, i, c in zip(*(t.column(k).to_pylist() for k in ("split", "index", "category"))):
-            if s == "train":
-                by_index.setdefault(i, c)
-        distinct = sorted(set(t.column("category").to_pylist()))
-        ordered = [by_index[i] for i in range(len(distinct)) if i in by_index]
-        cats = tuple(ordered) if len(set(ordered)) == len(distinct) else tuple(distinct)
-        if cats == tuple(CATEGORIES[: len(cats)]):
-            cats = tuple(CATEGORIES)  # a prefix of the default cycle: the default categories (few rows built)
+        train = t.filter(pc.equal(t.column("split"), "train"))
+        train = train if train.num_rows else t
+        cats = infer_categories(train.column("index").to_pylist(), train.column("category").to_pylist())
         verify = (t.column("verify").to_pylist() or ["execute"])[0]
         shards = max((len(fs) for sp in files.values() for fs in sp.values()), default=1)
     cmd = [
@@ -254,13 +248,7 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
     configs_table = "\n".join(rows)
 
     examples = "\n".join(f"### `{cfg}`\n\n{_example(splits, cfg)}" for cfg, splits in files.items())
-    schema_table = "\n".join(
-        ["| column | type | description |", "|---|---|---|"]
-        + [
-            f"| `{k}` | `{_md_escape(_feature_str(FEATURES[k]))}` | {_md_escape(doc)} |"
-            for k, doc in FIELD_DOCS.items()
-        ]
-    )
+    schema = schema_table()
 
     # categories (per config; the programs are the same across configs)
     cat_rows = ["| category | " + " | ".join(f"`{c}`" for c in per_config) + " |", "|---|" + "---|" * len(per_config)]
@@ -312,7 +300,7 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
         "default_config": default_cfg,
         "repo_hint": REPO_HINT,
         "examples": examples,
-        "schema_table": schema_table,
+        "schema_table": schema,
         "configs_table": configs_table,
         "categories_table": categories_table,
         "lengths_table": "\n".join(len_rows),
@@ -326,27 +314,57 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
         "regenerate_command": _regenerate(per_config, files, build_options) if per_config else "warp-cuda-ir build",
         "warp_version": versions("warp_version"),
         "generator_version": versions("generator_version"),
+        "builder": builder_line(),
     }
 
 
-def _feature_str(feature) -> str:
+def builder_line() -> str:
+    """Where the ``warp-cuda-ir`` command comes from: the builder's package, its version and its source."""
+    from importlib import metadata
+
+    try:
+        version = metadata.version("warp-cuda-ir")
+        urls = [u.split(",", 1)[-1].strip() for u in metadata.metadata("warp-cuda-ir").get_all("Project-URL") or []]
+    except metadata.PackageNotFoundError:  # rendered from a source tree that was not installed
+        version, urls = "", []
+    where = f"its repository, {urls[0]}" if urls else "its source tree"
+    package = f"`warp-cuda-ir` {version}".rstrip()
+    return (
+        f"`warp-cuda-ir` is the command of the warp_cuda_ir builder, the Python package {package} "
+        f"(kernel generator {GENERATOR_VERSION}); install it from {where} with `pip install .`"
+    )
+
+
+def schema_table() -> str:
+    """The columns as a Markdown table: name, type, description (the card and docs/schema.md)."""
+    rows = [f"| `{k}` | `{md_escape(feature_str(FEATURES[k]))}` | {md_escape(doc)} |" for k, doc in FIELD_DOCS.items()]
+    return "\n".join(["| column | type | description |", "|---|---|---|", *rows])
+
+
+def feature_str(feature) -> str:
     import datasets
 
     if isinstance(feature, datasets.Value):
         return feature.dtype
     if isinstance(feature, (datasets.Sequence, datasets.List)):
         inner = getattr(feature, "feature", None)
-        return f"list<{_feature_str(inner)}>"
+        return f"list<{feature_str(inner)}>"
     if isinstance(feature, list) and feature:
-        return f"list<{_feature_str(feature[0])}>"
+        return f"list<{feature_str(feature[0])}>"
     return type(feature).__name__
 
 
 def render(folder: Path, build_options=None) -> str:
-    """Write ``folder/README.md`` (and its plots) and return the card text."""
+    """Write ``folder/README.md`` (and its plots) and return the card text.
+
+    Each file is written beside its final name and moved into place, so an interrupted render leaves the
+    previous card, never half of one.
+    """
     folder = Path(folder)
     meta = metadata(folder)
     body = string.Template(TEMPLATE.read_text()).substitute(context(folder, build_options, meta))
     text = "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n" + body
-    (folder / "README.md").write_text(text)
+    tmp = folder / ".README.md.tmp"
+    tmp.write_text(text)
+    os.replace(tmp, folder / "README.md")
     return text

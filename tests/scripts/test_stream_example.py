@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import stream_example as S  # noqa: E402
+from scripts import stream_example as S
 
 TRAIN = {f"cuda-forward/train/0/{i}" for i in range(6)}
 

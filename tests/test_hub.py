@@ -8,9 +8,12 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from builder import hub as P
 from builder.cli import main
+
+pytestmark = pytest.mark.slow  # every test here reads the session's built folder
 
 ROOT = Path(__file__).resolve().parents[1]
 

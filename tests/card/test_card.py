@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
+
+pytestmark = pytest.mark.slow  # every test here reads the session's built folder
 
 
 def test_card_round_trip(copy):
@@ -96,7 +99,6 @@ def test_card_names_the_builder_and_its_version(folder):
 
 def test_deleted_shard_fails_load_dataset_naming_it(copy):
     import datasets
-    import pytest
 
     (copy / "cpu" / "test-00001-of-00002.parquet").unlink()
     with pytest.raises(FileNotFoundError, match="test-00001-of-00002.parquet"):

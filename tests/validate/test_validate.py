@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from builder.cli import main
 from builder.validate import validate
+
+pytestmark = pytest.mark.slow  # every test here reads the session's built folder
 
 ROOT = Path(__file__).resolve().parents[2]
 

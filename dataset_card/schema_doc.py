@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from builder.schema import CONFIGS, FEATURES, GPU_FIELDS, SPLITS, TARGETS
-from dataset_card.render import schema_table
+from dataset_card.sections import schema_table
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "schema.md"
 

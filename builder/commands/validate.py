@@ -40,5 +40,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(report.summary())
     if args.json:
-        Path(args.json).write_text(json.dumps(report.to_dict(), indent=2))
+        out = Path(args.json)
+        tmp = out.with_name(f".{out.name}.tmp")
+        tmp.write_text(json.dumps(report.to_dict(), indent=2))
+        os.replace(tmp, out)  # an interrupted run leaves the previous report, not half of one
     return 0 if report.ok else 1

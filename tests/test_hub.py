@@ -101,12 +101,14 @@ def _script(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def test_dry_run_without_a_folder_never_builds(tmp_path):
-    proc = _script("--repo-id", "someone/warp_cuda_ir", "--dry-run", cwd=tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = _script("--repo-id", "someone/warp_cuda_ir", "--dry-run", cwd=work)
     err = proc.stderr.strip().splitlines()
     assert proc.returncode == P.EXIT_USAGE, proc.stderr
     assert len(err) == 1 and "'warp_cuda_ir' does not exist" in err[0]
     assert "warp-cuda-ir build --out warp_cuda_ir" in err[0]
-    assert list(tmp_path.iterdir()) == []  # nothing built, nothing staged
+    assert list(work.iterdir()) == []  # nothing built, nothing staged
 
 
 def test_mistyped_folder_and_a_file_fail_at_once(tmp_path, monkeypatch, capsys):

@@ -59,3 +59,17 @@ class PushError(RuntimeError):
     def __init__(self, message: str, code: int):
         super().__init__(message)
         self.code = code
+
+
+class CorruptShard(ValueError):
+    """A Parquet shard of a built folder cannot be read: truncated, overwritten, or not Parquet at all."""
+
+    def __init__(self, folder: str, shard: str, reason: str):
+        super().__init__(
+            f"{shard!r} in {folder!r} is not a readable Parquet file ({reason}); "
+            f"rebuild the folder with `warp-cuda-ir build --out {folder} --overwrite`"
+        )
+        self.folder, self.shard, self.reason = folder, shard, reason
+
+    def __reduce__(self):
+        return CorruptShard, (self.folder, self.shard, self.reason)

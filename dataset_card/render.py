@@ -7,20 +7,30 @@ from the Parquet shards, plus PNG plots written next to the card.
 
 from __future__ import annotations
 
+import os
 import string
 from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import yaml
 
-from builder.grammar.policy import CATEGORIES
-from builder.schema import CONFIGS, FEATURES, FIELD_DOCS, SPLITS, TARGETS
+from builder.layout import split_files
+from builder.schema import SPLITS, TARGETS
+from dataset_card.metadata import metadata
+from dataset_card.plots import most_common, plots
+from dataset_card.sections import (
+    builder_line,
+    example,
+    pct,
+    quantiles,
+    regenerate,
+    schema_table,
+    share,
+)
 
 TEMPLATE = Path(__file__).with_name("template.md")
-PLOTS = {"source_lines": "plot_source_lines.png", "ir_lines": "plot_ir_lines.png", "builtins": "plot_builtins.png"}
 STAT_COLUMNS = [
     "id",
     "config",
@@ -39,198 +49,12 @@ STAT_COLUMNS = [
     "warp_version",
     "generator_version",
 ]
-TAGS = ["cuda", "warp", "gpu", "code", "compiler"]
 REPO_HINT = "ORG/warp_cuda_ir"
-
-
-def split_files(folder: Path) -> dict[str, dict[str, list[Path]]]:
-    """``{config: {split: [shard paths]}}`` for every config directory holding Parquet shards."""
-    out: dict[str, dict[str, list[Path]]] = {}
-    for cfg_dir in sorted(p for p in Path(folder).iterdir() if p.is_dir() and not p.name.startswith(".")):
-        for split in SPLITS:
-            files = sorted(cfg_dir.glob(f"{split}-*.parquet"))
-            if files:
-                out.setdefault(cfg_dir.name, {})[split] = files
-    # configs in schema order (cuda-forward first: it is the default)
-    order = {c: i for i, c in enumerate(CONFIGS)}
-    return dict(sorted(out.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
-
-
-def size_category(n: int) -> str:
-    for bound, label in (
-        (1_000, "n<1K"),
-        (10_000, "1K<n<10K"),
-        (100_000, "10K<n<100K"),
-        (1_000_000, "100K<n<1M"),
-        (10_000_000, "1M<n<10M"),
-    ):
-        if n < bound:
-            return label
-    return "10M<n<100M"
-
-
-def metadata(folder: Path) -> dict:
-    files = split_files(folder)
-    configs, infos = [], []
-    largest = 0
-    for cfg, splits in files.items():
-        configs.append(
-            {"config_name": cfg, "data_files": [{"split": s, "path": f"{cfg}/{s}-*.parquet"} for s in splits]}
-        )
-        split_infos = [
-            {
-                "name": s,
-                "num_bytes": sum(f.stat().st_size for f in fs),
-                "num_examples": sum(pq.ParquetFile(f).metadata.num_rows for f in fs),
-            }
-            for s, fs in splits.items()
-        ]
-        largest = max(largest, sum(x["num_examples"] for x in split_infos))
-        infos.append(
-            {
-                "config_name": cfg,
-                "features": FEATURES._to_yaml_list(),
-                "splits": split_infos,
-                "download_size": sum(x["num_bytes"] for x in split_infos),
-                "dataset_size": sum(x["num_bytes"] for x in split_infos),
-            }
-        )
-    if configs:
-        configs[0]["default"] = True
-    return {
-        "license": "apache-2.0",
-        "pretty_name": "Warp CUDA IR",
-        "language": ["en", "code"],
-        "task_categories": ["text-generation"],
-        "tags": list(TAGS),
-        "size_categories": [size_category(largest)],
-        "configs": configs,
-        "dataset_info": infos,
-    }
 
 
 def read_config(splits: dict[str, list[Path]], columns: list[str]) -> pa.Table:
     tables = [pq.read_table(f, columns=columns) for fs in splits.values() for f in fs]
     return pa.concat_tables(tables)
-
-
-# ---------------------------------------------------------------- statistics
-
-
-def _share(table: pa.Table, column: str) -> float | None:
-    col = table.column(column)
-    if col.null_count == len(col) or len(col) == 0:
-        return None
-    return pc.sum(pc.cast(pc.fill_null(col, False), pa.int64())).as_py() / len(col)
-
-
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.1f}%"
-
-
-def _quantiles(values: list[int]) -> str:
-    if not values:
-        return "n/a"
-    v = sorted(values)
-
-    def q(p: float) -> int:
-        return v[min(len(v) - 1, int(p * (len(v) - 1) + 0.5))]
-
-    return f"min {v[0]}, median {q(0.5)}, p90 {q(0.9)}, max {v[-1]}"
-
-
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
-def _most_common(counts: Counter, n: int) -> list[tuple[str, int]]:
-    """Counter.most_common with ties broken by name, so the card does not depend on counting order."""
-    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
-
-
-def _plots(folder: Path, per_config: dict[str, pa.Table], builtin_counts: Counter) -> dict[str, str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    written = {}
-    for column, title in (("source_lines", "Python source lines (non-empty)"), ("ir_lines", "Emitted IR lines")):
-        fig, ax = plt.subplots(figsize=(7, 3.5))
-        for cfg, t in per_config.items():
-            vals = t.column(column).to_pylist()
-            if column == "source_lines" and cfg != next(iter(per_config)):
-                continue  # the Python source is the same program in every config
-            ax.hist(vals, bins=min(40, max(5, len(vals) // 4)), alpha=0.55, label=cfg)
-        ax.set_title(title)
-        ax.set_xlabel("lines")
-        ax.set_ylabel("rows")
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(folder / PLOTS[column], dpi=110)
-        plt.close(fig)
-        written[column] = PLOTS[column]
-    top = _most_common(builtin_counts, 40)
-    fig, ax = plt.subplots(figsize=(7, max(3.0, 0.18 * len(top) + 1)))
-    if top:
-        names, counts = zip(*reversed(top))
-        ax.barh(names, counts)
-    ax.set_title(f"Builtin coverage: {len(builtin_counts)} distinct builtins (top {len(top)} by rows)")
-    ax.set_xlabel("rows using the builtin")
-    ax.tick_params(axis="y", labelsize=7)
-    fig.tight_layout()
-    fig.savefig(folder / PLOTS["builtins"], dpi=110)
-    plt.close(fig)
-    written["builtins"] = PLOTS["builtins"]
-    return written
-
-
-def _example(splits: dict[str, list[Path]], cfg: str) -> str:
-    split = "train" if "train" in splits else next(iter(splits))
-    table = pq.read_table(splits[split][0], columns=["id", "python_source", "ir", "target", "pass", "entry_point"])
-    if table.num_rows == 0:
-        return "_(no rows)_\n"
-    row = table.slice(0, 1).to_pylist()[0]
-    lang = "cuda" if row["target"] == "cuda" else "cpp"
-    return (
-        f"Row `{row['id']}` ({row['target']} {row['pass']}, entry point `{row['entry_point']}`):\n\n"
-        f"```python\n{row['python_source'].rstrip()}\n```\n\n```{lang}\n{row['ir'].rstrip()}\n```\n"
-    )
-
-
-def _regenerate(per_config: dict[str, pa.Table], files: dict, build_options) -> str:
-    configs = list(per_config)
-    if build_options:
-        o = build_options[0]
-        seed, sizes, cats, verify = o.seed, [o.num_train, o.num_validation, o.num_test], o.categories, o.verify
-        shards = o.num_shards
-        configs = [b.config for b in build_options]
-    else:
-        t = next(iter(per_config.values()))
-        seed = pc.min(t.column("seed")).as_py() if t.num_rows else 0
-        sizes = []
-        for s in SPLITS:
-            idx = t.filter(pc.equal(t.column("split"), s)).column("index")
-            sizes.append((pc.max(idx).as_py() + 1) if len(idx) else 0)
-        by_index = {}
-        for s, i, c in zip(*(t.column(k).to_pylist() for k in ("split", "index", "category"))):
-            if s == "train":
-                by_index.setdefault(i, c)
-        distinct = sorted(set(t.column("category").to_pylist()))
-        ordered = [by_index[i] for i in range(len(distinct)) if i in by_index]
-        cats = tuple(ordered) if len(set(ordered)) == len(distinct) else tuple(distinct)
-        if cats == tuple(CATEGORIES[: len(cats)]):
-            cats = tuple(CATEGORIES)  # a prefix of the default cycle: the default categories (few rows built)
-        verify = (t.column("verify").to_pylist() or ["execute"])[0]
-        shards = max((len(fs) for sp in files.values() for fs in sp.values()), default=1)
-    cmd = [
-        f"warp-cuda-ir build --configs {','.join(configs)} --seed {seed}",
-        f"--num-train {sizes[0]} --num-validation {sizes[1]} --num-test {sizes[2]}",
-    ]
-    if tuple(cats) != tuple(CATEGORIES):
-        cmd.append(f"--categories {','.join(cats)}")
-    cmd.append(f"--num-shards {shards} --verify {verify} --out warp_cuda_ir")
-    return " \\\n    ".join(cmd)
 
 
 def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[str, str]:
@@ -253,14 +77,8 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
         )
     configs_table = "\n".join(rows)
 
-    examples = "\n".join(f"### `{cfg}`\n\n{_example(splits, cfg)}" for cfg, splits in files.items())
-    schema_table = "\n".join(
-        ["| column | type | description |", "|---|---|---|"]
-        + [
-            f"| `{k}` | `{_md_escape(_feature_str(FEATURES[k]))}` | {_md_escape(doc)} |"
-            for k, doc in FIELD_DOCS.items()
-        ]
-    )
+    examples = "\n".join(f"### `{cfg}`\n\n{example(splits, cfg)}" for cfg, splits in files.items())
+    schema = schema_table()
 
     # categories (per config; the programs are the same across configs)
     cat_rows = ["| category | " + " | ".join(f"`{c}`" for c in per_config) + " |", "|---|" + "---|" * len(per_config)]
@@ -275,14 +93,14 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
     builtin_counts: Counter = Counter()
     for cfg, t in per_config.items():
         len_rows.append(
-            f"| `{cfg}` | {_quantiles(t.column('source_lines').to_pylist())} | "
-            f"{_quantiles(t.column('ir_lines').to_pylist())} |"
+            f"| `{cfg}` | {quantiles(t.column('source_lines').to_pylist())} | "
+            f"{quantiles(t.column('ir_lines').to_pylist())} |"
         )
     if first is not None:
         for b in first.column("builtins").to_pylist():
             builtin_counts.update(sorted(set(b or [])))  # not set order: it changes with PYTHONHASHSEED
-    plots = _plots(folder, per_config, builtin_counts) if per_config else {}
-    top = ", ".join(f"`{b}` ({n})" for b, n in _most_common(builtin_counts, 15))
+    written = plots(folder, per_config, builtin_counts) if per_config else {}
+    top = ", ".join(f"`{b}` ({n})" for b, n in most_common(builtin_counts, 15))
 
     # verification
     ver_rows = [
@@ -292,8 +110,8 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
     for cfg, t in per_config.items():
         levels = ",".join(sorted(set(t.column("verify").to_pylist())))
         ver_rows.append(
-            f"| `{cfg}` | {levels} | {_pct(_share(t, 'compiled'))} | {_pct(_share(t, 'executed'))} | "
-            f"{_pct(_share(t, 'outputs_nondegenerate'))} | {_pct(_share(t, 'gpu_match'))} |"
+            f"| `{cfg}` | {levels} | {pct(share(t, 'compiled'))} | {pct(share(t, 'executed'))} | "
+            f"{pct(share(t, 'outputs_nondegenerate'))} | {pct(share(t, 'gpu_match'))} |"
         )
     tol_rows = ["| dtype | atol | rtol |", "|---|---|---|"] + [
         f"| {k} | {a:g} | {r:g} |" for k, (a, r) in TOLERANCES.items()
@@ -312,41 +130,35 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
         "default_config": default_cfg,
         "repo_hint": REPO_HINT,
         "examples": examples,
-        "schema_table": schema_table,
+        "schema_table": schema,
         "configs_table": configs_table,
         "categories_table": categories_table,
         "lengths_table": "\n".join(len_rows),
-        "source_plot": plots.get("source_lines", ""),
-        "ir_plot": plots.get("ir_lines", ""),
-        "builtins_plot": plots.get("builtins", ""),
+        "source_plot": written.get("source_lines", ""),
+        "ir_plot": written.get("ir_lines", ""),
+        "builtins_plot": written.get("builtins", ""),
         "num_builtins": str(len(builtin_counts)),
         "top_builtins": top or "n/a",
         "verification_table": "\n".join(ver_rows),
         "tolerances_table": "\n".join(tol_rows),
-        "regenerate_command": _regenerate(per_config, files, build_options) if per_config else "warp-cuda-ir build",
+        "regenerate_command": regenerate(per_config, files, build_options) if per_config else "warp-cuda-ir build",
         "warp_version": versions("warp_version"),
         "generator_version": versions("generator_version"),
+        "builder": builder_line(),
     }
 
 
-def _feature_str(feature) -> str:
-    import datasets
-
-    if isinstance(feature, datasets.Value):
-        return feature.dtype
-    if isinstance(feature, (datasets.Sequence, datasets.List)):
-        inner = getattr(feature, "feature", None)
-        return f"list<{_feature_str(inner)}>"
-    if isinstance(feature, list) and feature:
-        return f"list<{_feature_str(feature[0])}>"
-    return type(feature).__name__
-
-
 def render(folder: Path, build_options=None) -> str:
-    """Write ``folder/README.md`` (and its plots) and return the card text."""
+    """Write ``folder/README.md`` (and its plots) and return the card text.
+
+    Each file is written beside its final name and moved into place, so an interrupted render leaves the
+    previous card, never half of one.
+    """
     folder = Path(folder)
     meta = metadata(folder)
     body = string.Template(TEMPLATE.read_text()).substitute(context(folder, build_options, meta))
     text = "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n" + body
-    (folder / "README.md").write_text(text)
+    tmp = folder / ".README.md.tmp"
+    tmp.write_text(text)
+    os.replace(tmp, folder / "README.md")
     return text

@@ -22,14 +22,12 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from builder.config import BuildOptions  # noqa: E402
-from builder.dataset.records import rows, sample  # noqa: E402
-from builder.grammar.policy import CATEGORIES  # noqa: E402
-from builder.schema import TARGETS  # noqa: E402
-from builder.warp_backend import codegen, verify  # noqa: E402
-from warp_cuda_ir import WarpCudaIR  # noqa: E402
+from builder.config import BuildOptions
+from builder.dataset.records import rows, sample
+from builder.grammar.policy import CATEGORIES
+from builder.schema import TARGETS
+from builder.warp_backend import codegen, verify
+from warp_cuda_ir import WarpCudaIR
 
 
 def timed(fn):

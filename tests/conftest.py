@@ -1,23 +1,76 @@
+"""Shared fixtures, and the rule that tests never write outside temporary directories.
+
+``datasets`` and ``huggingface_hub`` read their cache locations from the environment once, at import, into
+module constants; so the environment is redirected here, before anything imports them, into one temporary
+directory for the session (removed at exit), and every test then points those constants at its own
+``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import atexit
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-# scripts/ holds command-line tools (validate, push_to_hub, stream_example) that tests import
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+SESSION_HOME = Path(tempfile.mkdtemp(prefix="warp_cuda_ir_tests_"))
+atexit.register(shutil.rmtree, SESSION_HOME, ignore_errors=True)
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
+
+def cache_env(root: Path) -> dict[str, str]:
+    """Every variable that decides where the HF libraries, matplotlib and XDG-aware tools write caches."""
+    return {
+        "HF_HOME": str(root / "hf_home"),
+        "HF_DATASETS_CACHE": str(root / "hf_datasets"),
+        "HF_HUB_CACHE": str(root / "hf_home" / "hub"),
+        "HF_MODULES_CACHE": str(root / "hf_home" / "modules"),
+        "XDG_CACHE_HOME": str(root / "xdg_cache"),
+        "MPLCONFIGDIR": str(root / "matplotlib"),
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
+    }
+
+
+os.environ.update(cache_env(SESSION_HOME))
+os.environ.pop("HF_TOKEN_PATH", None)
+
+
+def _library_paths(root: Path) -> dict[tuple[str, str], object]:
+    """The module constants ``datasets`` and ``huggingface_hub`` computed from the environment at import."""
+    env = cache_env(root)
+    hub = Path(env["HF_HUB_CACHE"])
+    return {
+        ("datasets.config", "HF_CACHE_HOME"): env["HF_HOME"],
+        ("datasets.config", "HF_DATASETS_CACHE"): Path(env["HF_DATASETS_CACHE"]),
+        ("datasets.config", "HF_MODULES_CACHE"): Path(env["HF_MODULES_CACHE"]),
+        ("datasets.config", "DOWNLOADED_DATASETS_PATH"): Path(env["HF_DATASETS_CACHE"]) / "downloads",
+        ("datasets.config", "EXTRACTED_DATASETS_PATH"): Path(env["HF_DATASETS_CACHE"]) / "downloads" / "extracted",
+        ("datasets.config", "HF_HUB_OFFLINE"): True,
+        ("datasets.config", "HF_DATASETS_OFFLINE"): True,
+        ("huggingface_hub.constants", "HF_HOME"): env["HF_HOME"],
+        ("huggingface_hub.constants", "HF_HUB_CACHE"): str(hub),
+        ("huggingface_hub.constants", "HF_ASSETS_CACHE"): str(Path(env["HF_HOME"]) / "assets"),
+        ("huggingface_hub.constants", "HF_XET_CACHE"): str(Path(env["HF_HOME"]) / "xet"),
+        ("huggingface_hub.constants", "HF_TOKEN_PATH"): str(Path(env["HF_HOME"]) / "token"),
+        ("huggingface_hub.constants", "HF_STORED_TOKENS_PATH"): str(Path(env["HF_HOME"]) / "stored_tokens"),
+    }
 
 
 @pytest.fixture(autouse=True)
-def _hf_cache(tmp_path, monkeypatch):
-    """Keep every test's datasets cache private and offline."""
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf_datasets"))
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
+def _private_caches(tmp_path, monkeypatch):
+    """Each test's caches live in its own tmp_path, and nothing reaches the network."""
+    root = tmp_path / "caches"
+    for key, value in cache_env(root).items():
+        monkeypatch.setenv(key, value)
+    for (module, name), value in _library_paths(root).items():
+        if module in sys.modules and hasattr(sys.modules[module], name):
+            monkeypatch.setattr(sys.modules[module], name, value)
 
 
 def has_cuda() -> bool:
@@ -32,36 +85,9 @@ def folder(tmp_path_factory) -> Path:
     from builder.cli import main
 
     out = tmp_path_factory.getbasetemp() / "warp_cuda_ir_fixture"
-    base = tmp_path_factory.getbasetemp()
-    saved = {k: os.environ.get(k) for k in ("HF_HUB_OFFLINE", "HF_DATASETS_CACHE", "HF_HOME")}
-    os.environ.update(
-        HF_HUB_OFFLINE="1", HF_DATASETS_CACHE=str(base / "hf_datasets_build"), HF_HOME=str(base / "hf_home_build")
-    )
-    try:
-        rc = main(
-            [
-                "build",
-                "--num-train",
-                "6",
-                "--num-validation",
-                "2",
-                "--num-test",
-                "2",
-                "--configs",
-                "cuda-forward,cpu",
-                "--num-shards",
-                "2",
-                "--on-invalid",
-                "error",
-                "--out",
-                str(out),
-                "--overwrite",
-            ]
-        )
-    finally:
-        for k, v in saved.items():
-            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
-    assert rc == 0
+    argv = ["build", "--num-train", "6", "--num-validation", "2", "--num-test", "2", "--configs", "cuda-forward,cpu"]
+    argv += ["--num-shards", "2", "--on-invalid", "error", "--out", str(out), "--overwrite"]
+    assert main(argv) == 0
     return out
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-import stream_example as S  # noqa: E402
+import pytest
+
+from scripts import stream_example as S
+
+pytestmark = pytest.mark.slow  # every test here reads the session's built folder
 
 TRAIN = {f"cuda-forward/train/0/{i}" for i in range(6)}
 

@@ -1,0 +1,81 @@
+"""Validate a built folder (or a Hub repo) before publishing it.
+
+``validate(source)`` runs every check and returns a ``Report``. The checks, by theme: ``shards`` (every shard
+the folder lists is there), ``schema``, ``rows`` (single rows: text, placement, IR function, hashes), ``ids``
+(unique ids, exact duplicates), ``near_duplicates`` (MinHash), ``evidence`` (categories, builtins,
+verification), ``regenerate`` (rows regenerate byte for byte) and ``card``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from builder.errors import UsageError
+from builder.schema import CONFIGS
+from builder.validate.base import Check, Result
+from builder.validate.card import Card
+from builder.validate.evidence import BuiltinCoverage, CategoryBalance, Verification
+from builder.validate.ids import DuplicatesAcrossSplits, DuplicatesWithinSplit, UniqueIds
+from builder.validate.load import load
+from builder.validate.near_duplicates import NearDuplicates
+from builder.validate.regenerate import Determinism
+from builder.validate.report import Report
+from builder.validate.rows import Hashes, IrFunction, NonEmpty, Placement
+from builder.validate.schema import Schema, has_all_columns
+from builder.validate.shards import Shards
+
+__all__ = ["Report", "Result", "validate", "config_checks"]
+
+
+def config_checks() -> list[Check]:
+    """The checks run on each config once its columns are all there, in report order."""
+    return [
+        NonEmpty(),
+        Placement(),
+        UniqueIds(),
+        IrFunction(),
+        Hashes(),
+        DuplicatesWithinSplit(),
+        DuplicatesAcrossSplits(),
+        NearDuplicates(),
+        CategoryBalance(),
+        BuiltinCoverage(),
+        Verification(),
+    ]
+
+
+def validate(
+    source: str | Path, config: str | None = None, determinism_sample: int = 50, seed_for_sampling: int = 0
+) -> Report:
+    """Run every check on a folder or Hub repo id.
+
+    Raises ``UsageError`` for a source or option it cannot use and ``CorruptShard`` for an unreadable shard.
+    """
+    start = time.perf_counter()
+    source = str(source)
+    if config is not None and config not in CONFIGS:
+        raise UsageError(f"unknown config {config!r}; valid: {', '.join(CONFIGS)}")
+    if determinism_sample < 0:
+        raise UsageError(f"--determinism-sample must be >= 0, got {determinism_sample}")
+    data = load(source, config)
+    results: list[Result] = []
+    if data.folder is not None:
+        results.append(Shards(data.folder, config).run(data.tables))
+    complete = {}
+    for cfg, splits in data.tables.items():
+        if cfg not in CONFIGS:
+            results.append(Result("config_name", cfg, "fail", f"unknown config directory {cfg!r}"))
+            continue
+        results.append(Schema(data.mismatched.get(cfg)).run(cfg, splits))
+        if not has_all_columns(splits):
+            continue  # columns are missing: the other checks cannot run
+        complete[cfg] = splits
+        results += [check.run(cfg, splits) for check in config_checks()]
+    results.append(Determinism(determinism_sample, seed_for_sampling).run(complete))
+    if data.folder is not None:
+        results.append(Card(data.folder, config).run(data.tables))
+    else:
+        results.append(Result("card", "", "skip", "Hub repo: the card is parsed by load_dataset itself"))
+    sizes = {cfg: {s: t.num_rows for s, t in splits.items()} for cfg, splits in data.tables.items()}
+    return Report(source, sizes, results, time.perf_counter() - start)

@@ -1,0 +1,79 @@
+"""What every check returns and how row checks are counted.
+
+A check looks at one config's splits (``{split: pyarrow.Table}``) and returns a ``Result``: pass, fail, info
+(a statistic, never a failure) or skip. A ``RowCheck`` is a predicate over single rows, counted the way
+datatrove counts its filters: ``reason(row)`` returns None for a row that passes, else why it fails; the check
+fails if any row does and names the first few.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import pyarrow as pa
+
+MAX_OFFENDERS = 5
+STATUSES = ("pass", "fail", "info", "skip")
+
+
+@dataclass
+class Result:
+    name: str
+    config: str  # "" for a check over the whole folder
+    status: str
+    message: str
+    count: int = 0
+    offenders: list[str] = field(default_factory=list)
+    data: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+
+
+class Check(ABC):
+    """One validation step over one config's splits."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def run(self, config: str, tables: dict[str, pa.Table]) -> Result: ...
+
+
+class RowCheck(Check):
+    """A predicate over single rows: ``reason`` returns None to pass a row, else why it fails."""
+
+    columns: ClassVar[tuple[str, ...]]
+    passed: ClassVar[str]  # the message when every row passes
+    failed: ClassVar[str]  # the message when some fail; ``{n}`` is how many
+
+    @abstractmethod
+    def reason(self, config: str, split: str, row: dict) -> str | None: ...
+
+    def run(self, config: str, tables: dict[str, pa.Table]) -> Result:
+        reasons: Counter = Counter()
+        offenders: list[str] = []
+        columns = ("id", *self.columns)
+        for split, table in tables.items():
+            for values in zip(*(table.column(c).to_pylist() for c in columns)):
+                row = dict(zip(columns, values))
+                why = self.reason(config, split, row)
+                if why is not None:
+                    reasons[why] += 1
+                    if len(offenders) < MAX_OFFENDERS:
+                        offenders.append(row["id"])
+        n = sum(reasons.values())
+        if not n:
+            return Result(self.name, config, "pass", self.passed)
+        return Result(self.name, config, "fail", self.failed.format(n=n), n, offenders, {"reasons": dict(reasons)})
+
+
+def first_ids(table: pa.Table, mask) -> list[str]:
+    return table.filter(mask).column("id").slice(0, MAX_OFFENDERS).to_pylist()
+
+
+def concat(tables: dict[str, pa.Table], columns: list[str]) -> pa.Table:
+    return pa.concat_tables([t.select(columns) for t in tables.values()])

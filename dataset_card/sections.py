@@ -1,0 +1,118 @@
+"""Pieces of the card's body: statistics formatting, the example rows, the regenerate command and the schema table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from builder import GENERATOR_VERSION
+from builder.grammar.policy import CATEGORIES
+from builder.layout import infer_categories
+from builder.schema import FEATURES, FIELD_DOCS, SPLITS
+
+
+def share(table: pa.Table, column: str) -> float | None:
+    col = table.column(column)
+    if col.null_count == len(col) or len(col) == 0:
+        return None
+    return pc.sum(pc.cast(pc.fill_null(col, False), pa.int64())).as_py() / len(col)
+
+
+def pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def quantiles(values: list[int]) -> str:
+    if not values:
+        return "n/a"
+    v = sorted(values)
+
+    def q(p: float) -> int:
+        return v[min(len(v) - 1, int(p * (len(v) - 1) + 0.5))]
+
+    return f"min {v[0]}, median {q(0.5)}, p90 {q(0.9)}, max {v[-1]}"
+
+
+def md_escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def example(splits: dict[str, list[Path]], cfg: str) -> str:
+    split = "train" if "train" in splits else next(iter(splits))
+    table = pq.read_table(splits[split][0], columns=["id", "python_source", "ir", "target", "pass", "entry_point"])
+    if table.num_rows == 0:
+        return "_(no rows)_\n"
+    row = table.slice(0, 1).to_pylist()[0]
+    lang = "cuda" if row["target"] == "cuda" else "cpp"
+    return (
+        f"Row `{row['id']}` ({row['target']} {row['pass']}, entry point `{row['entry_point']}`):\n\n"
+        f"```python\n{row['python_source'].rstrip()}\n```\n\n```{lang}\n{row['ir'].rstrip()}\n```\n"
+    )
+
+
+def regenerate(per_config: dict[str, pa.Table], files: dict, build_options) -> str:
+    configs = list(per_config)
+    if build_options:
+        o = build_options[0]
+        seed, sizes, cats, verify = o.seed, [o.num_train, o.num_validation, o.num_test], o.categories, o.verify
+        shards = o.num_shards
+        configs = [b.config for b in build_options]
+    else:
+        t = next(iter(per_config.values()))
+        seed = pc.min(t.column("seed")).as_py() if t.num_rows else 0
+        sizes = []
+        for s in SPLITS:
+            idx = t.filter(pc.equal(t.column("split"), s)).column("index")
+            sizes.append((pc.max(idx).as_py() + 1) if len(idx) else 0)
+        train = t.filter(pc.equal(t.column("split"), "train"))
+        train = train if train.num_rows else t
+        cats = infer_categories(train.column("index").to_pylist(), train.column("category").to_pylist())
+        verify = (t.column("verify").to_pylist() or ["execute"])[0]
+        shards = max((len(fs) for sp in files.values() for fs in sp.values()), default=1)
+    cmd = [
+        f"warp-cuda-ir build --configs {','.join(configs)} --seed {seed}",
+        f"--num-train {sizes[0]} --num-validation {sizes[1]} --num-test {sizes[2]}",
+    ]
+    if tuple(cats) != tuple(CATEGORIES):
+        cmd.append(f"--categories {','.join(cats)}")
+    cmd.append(f"--num-shards {shards} --verify {verify} --out warp_cuda_ir")
+    return " \\\n    ".join(cmd)
+
+
+def builder_line() -> str:
+    """Where the ``warp-cuda-ir`` command comes from: the builder's package, its version and its source."""
+    from importlib import metadata
+
+    try:
+        version = metadata.version("warp-cuda-ir")
+        urls = [u.split(",", 1)[-1].strip() for u in metadata.metadata("warp-cuda-ir").get_all("Project-URL") or []]
+    except metadata.PackageNotFoundError:  # rendered from a source tree that was not installed
+        version, urls = "", []
+    where = f"its repository, {urls[0]}" if urls else "its source tree"
+    package = f"`warp-cuda-ir` {version}".rstrip()
+    return (
+        f"`warp-cuda-ir` is the command of the warp_cuda_ir builder, the Python package {package} "
+        f"(kernel generator {GENERATOR_VERSION}); install it from {where} with `pip install .`"
+    )
+
+
+def schema_table() -> str:
+    """The columns as a Markdown table: name, type, description (the card and docs/schema.md)."""
+    rows = [f"| `{k}` | `{md_escape(feature_str(FEATURES[k]))}` | {md_escape(doc)} |" for k, doc in FIELD_DOCS.items()]
+    return "\n".join(["| column | type | description |", "|---|---|---|", *rows])
+
+
+def feature_str(feature) -> str:
+    import datasets
+
+    if isinstance(feature, datasets.Value):
+        return feature.dtype
+    if isinstance(feature, (datasets.Sequence, datasets.List)):
+        inner = getattr(feature, "feature", None)
+        return f"list<{feature_str(inner)}>"
+    if isinstance(feature, list) and feature:
+        return f"list<{feature_str(feature[0])}>"
+    return type(feature).__name__

@@ -1,0 +1,63 @@
+"""builder.layout: reading a built folder back (shard names, the manifest) and the category cycle of its rows."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from builder.grammar.policy import CATEGORIES
+from builder.layout import infer_categories, missing_shards, read_manifest, shard_name, split_files
+
+
+def test_default_cycle_is_recognised_from_a_prefix():
+    # six rows show only the first six categories: the build used the default cycle
+    assert infer_categories(list(range(6)), list(CATEGORIES[:6])) == tuple(CATEGORIES)
+
+
+def test_custom_cycle_is_read_in_index_order():
+    cycle = ("struct", "math", "loop")
+    indices = [4, 0, 1, 2, 3, 5, 6]
+    assert infer_categories(indices, [cycle[i % 3] for i in indices]) == cycle
+
+
+def test_rows_that_fit_no_cycle_give_the_sorted_categories():
+    assert infer_categories([0, 1, 2, 3], ["math", "loop", "loop", "math"]) == ("loop", "math")
+
+
+def test_missing_shards_are_named_from_the_count_in_the_names(tmp_path):
+    cfg = tmp_path / "cpu"
+    cfg.mkdir()
+    for i in (0, 2):
+        (cfg / shard_name("train", i, 3)).write_bytes(b"")
+    (cfg / shard_name("test", 0, 1)).write_bytes(b"")
+    files = split_files(tmp_path)
+    assert missing_shards("cpu", "train", files["cpu"]["train"]) == ["cpu/train-00001-of-00003.parquet"]
+    assert missing_shards("cpu", "test", files["cpu"]["test"]) == []
+
+
+def test_split_files_lists_configs_in_schema_order(tmp_path):
+    for cfg in ("cpu", "cuda-forward", ".cuda-backward.partial"):
+        (tmp_path / cfg).mkdir()
+        (tmp_path / cfg / shard_name("train", 0, 1)).write_bytes(b"")
+    assert list(split_files(tmp_path)) == ["cuda-forward", "cpu"]
+
+
+@pytest.mark.parametrize(
+    "manifest",
+    [
+        {"shards": [{"path": "cpu/train-00000-of-00001.parquet", "rows": 3, "sha256": "ab"}]},
+        {"files": {"cpu/train-00000-of-00001.parquet": {"num_rows": 3, "sha256": "ab"}}},
+    ],
+)
+def test_manifest_forms(tmp_path, manifest):
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    entry = read_manifest(tmp_path)["cpu/train-00000-of-00001.parquet"]
+    assert (entry.rows, entry.sha256) == (3, "ab")
+
+
+def test_no_manifest_and_a_broken_one(tmp_path):
+    assert read_manifest(tmp_path) is None
+    (tmp_path / "manifest.json").write_text("{not json")
+    with pytest.raises(ValueError, match="manifest.json .* is not valid JSON"):
+        read_manifest(tmp_path)

@@ -1,0 +1,42 @@
+"""Every ``warp-cuda-ir`` command line in the README and docs parses with the real CLI (flags that exist, values
+of the right type), and the README's test command is the one CI runs."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from builder.cli import parser
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def _command_lines() -> list[tuple[str, str]]:
+    out = []
+    for doc in DOCS:
+        for block in re.findall(r"```bash\n(.*?)```", doc.read_text(), re.S):
+            for line in block.splitlines():
+                for part in line.split("#", 1)[0].split("&&"):
+                    words = shlex.split(part)
+                    if "warp-cuda-ir" in words:
+                        out.append((doc.name, shlex.join(words[words.index("warp-cuda-ir") + 1 :])))
+    return out
+
+
+@pytest.mark.parametrize("doc, argv", _command_lines())
+def test_documented_command_parses(doc, argv):
+    args = parser().parse_args(shlex.split(argv))
+    assert callable(args.run)
+
+
+def test_readme_test_command_is_what_ci_runs():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    command = "HF_HUB_OFFLINE=1 python -m pytest -q"
+    assert f"pip install -q -e '.[test]' && {command}" in readme
+    assert ci.rstrip().splitlines()[-1] == command and "pip install -q -e '.[test]'" in ci
+    assert "ruff check ." in ci and "ruff format --check ." in ci

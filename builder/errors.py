@@ -59,3 +59,15 @@ class PushError(RuntimeError):
     def __init__(self, message: str, code: int):
         super().__init__(message)
         self.code = code
+
+
+class OutputUnusable(ConfigError):
+    """The output path cannot be written (no permission, a file in the way, an unknown URL scheme)."""
+
+
+class TransientError(OSError):
+    """A failure a retry may cure (a storage hiccup, an injected fault); shard tasks are retried on it."""
+
+
+class ShardFailed(RuntimeError):
+    """A shard task kept failing after its retries; names the shard."""

@@ -36,7 +36,7 @@ class LocalStore:
 
     def put(self, rel: str, data: bytes, before_commit: Callable[[], None] | None = None) -> None:
         final = self.root / rel
-        final.parent.mkdir(parents=True, exist_ok=True)
+        final.parent.mkdir(exist_ok=True)  # not parents: a stopped build's removed folder must stay removed
         tmp = final.with_name(f".{final.name}{TMP_SUFFIX}")
         with open(tmp, "wb") as f:
             f.write(data)

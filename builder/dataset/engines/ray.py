@@ -16,6 +16,7 @@ from builder.dataset.shards import ShardJob, run_shard
 from builder.errors import ConfigError, ShardFailed, TransientError
 
 POLL = 0.5
+CANCEL_WAIT = 30.0
 
 
 def _import_ray():
@@ -38,7 +39,9 @@ class RayEngine:
         self.started = not self.ray.is_initialized()
         if self.started:
             self.ray.init(address=address, include_dashboard=False, configure_logging=False, log_to_driver=True)
-        remote = self.ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=[TransientError])
+        # max_calls=1: each shard runs in a fresh worker process, so Warp's per-process kernel cache and module
+        # state go with it (removed when it exits), on clusters this build does not own too
+        remote = self.ray.remote(num_cpus=1, max_calls=1, max_retries=MAX_RETRIES, retry_exceptions=[TransientError])
         self.task = remote(_shard_task)
         if gpu:
             self.task = self.task.options(num_gpus=1)
@@ -60,6 +63,8 @@ class RayEngine:
         finally:
             for ref in refs:
                 ray.cancel(ref, force=True)
+            if refs:  # let the cancelled tasks end before the driver removes the folder they write into
+                ray.wait(list(refs), num_returns=len(refs), timeout=CANCEL_WAIT)
 
     def _result(self, ref, job: ShardJob) -> dict:
         ray = self.ray

@@ -14,14 +14,14 @@ or build the publishable Parquet folder with ``warp-cuda-ir build``.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+import tempfile
 
 import datasets
 
 from builder import GENERATOR_VERSION
-from builder.config import DEFAULT_SIZES, BuildOptions
+from builder.config import BuildOptions, user_fields
+from builder.dataset.plan import split_shards
 from builder.errors import GPURequired
-from builder.grammar.policy import CATEGORIES
 from builder.schema import CONFIGS, FEATURES, SPLITS
 
 _DESCRIPTIONS = {
@@ -32,29 +32,22 @@ _DESCRIPTIONS = {
 }
 
 
-@dataclass
-class WarpCudaIRConfig(datasets.BuilderConfig):
-    seed: int = 0
-    num_train: int = DEFAULT_SIZES["num_train"]
-    num_validation: int = DEFAULT_SIZES["num_validation"]
-    num_test: int = DEFAULT_SIZES["num_test"]
-    categories: tuple[str, ...] = CATEGORIES
-    num_shards: int = 8
-    verify: str = "execute"
-    on_invalid: str = "error"
-    evidence_dir: str | None = None
+def _post_init(self) -> None:
+    datasets.BuilderConfig.__post_init__(self)
+    self.categories = self.options.categories  # validated and normalized the one way BuildOptions does it
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self.categories = (
-            tuple(self.categories.split(",")) if isinstance(self.categories, str) else tuple(self.categories)
-        )
-        self.options  # noqa: B018 - validates now, so a bad keyword fails at construction
 
-    @property
-    def options(self) -> BuildOptions:
-        fields = {f.name for f in dataclasses.fields(BuildOptions)} - {"config"}
-        return BuildOptions(config=self.name, **{k: getattr(self, k) for k in fields})
+def _options(self) -> BuildOptions:
+    return BuildOptions(config=self.name, **{f.name: getattr(self, f.name) for f in user_fields()})
+
+
+# The config's keywords are BuildOptions' fields (same names, defaults and validation): one source for both.
+WarpCudaIRConfig = dataclasses.make_dataclass(
+    "WarpCudaIRConfig",
+    [(f.name, f.type, dataclasses.field(default=f.default)) for f in user_fields()],
+    bases=(datasets.BuilderConfig,),
+    namespace={"__post_init__": _post_init, "options": property(_options), "__module__": __name__},
+)
 
 
 class WarpCudaIR(datasets.GeneratorBasedBuilder):
@@ -86,19 +79,18 @@ class WarpCudaIR(datasets.GeneratorBasedBuilder):
                 raise GPURequired()
         out = []
         for split in SPLITS:
-            n = opts.size(split)
-            if n == 0:
-                continue
-            k = min(opts.num_shards, n)
-            bounds = [(n * s) // k for s in range(k + 1)]
-            shards = [(split, bounds[s], bounds[s + 1]) for s in range(k)]
-            out.append(datasets.SplitGenerator(name=split, gen_kwargs={"shards": shards}))
+            shards = [(s.split, s.start, s.stop) for s in split_shards(opts, split)]  # the CLI build's shard plan
+            if shards:
+                out.append(datasets.SplitGenerator(name=split, gen_kwargs={"shards": shards}))
         return out
 
     def _generate_examples(self, shards):
         from builder.dataset.records import rows
 
         opts = self.config.options
-        for split, start, stop in shards:
-            for row in rows(opts, split, start, stop):
-                yield row["id"], row
+        with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_evidence_") as own:
+            # without a shared cache each generator keeps its own, removed when it finishes
+            opts = opts if opts.evidence_dir else dataclasses.replace(opts, evidence_dir=own)
+            for split, start, stop in shards:
+                for row in rows(opts, split, start, stop):
+                    yield row["id"], row

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 
+from builder.dataset import interrupts
 from builder.errors import ConfigError
 
 # Subcommand modules, in the order ``--help`` lists them.
@@ -34,18 +36,22 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    try:
-        return args.run(args)
-    except (ConfigError, FileExistsError) as exc:
-        print(f"warp-cuda-ir: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("warp-cuda-ir: interrupted; nothing was written", file=sys.stderr)
-        return 130
-    except Exception as exc:  # noqa: BLE001 - one line, not a traceback
-        print(f"warp-cuda-ir: error: {exc}".splitlines()[0], file=sys.stderr)
-        return 1
+    # first, before the heavy imports: a signal that lands while they run unwinds like any other
+    with interrupts.catch() as caught:
+        try:
+            args = parser().parse_args(argv)
+            return args.run(args)
+        except (ConfigError, FileExistsError) as exc:
+            print(f"warp-cuda-ir: error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt as exc:
+            signum = caught.signum or signal.SIGINT
+            detail = getattr(exc, "detail", "nothing was written")
+            print(f"warp-cuda-ir: interrupted ({signal.Signals(signum).name}); {detail}", file=sys.stderr, flush=True)
+            return 128 + signum
+        except Exception as exc:  # noqa: BLE001 - one line, not a traceback
+            print(f"warp-cuda-ir: error: {exc}".splitlines()[0], file=sys.stderr)
+            return 1
 
 
 if __name__ == "__main__":

@@ -1,8 +1,13 @@
-"""Typed build options that validate themselves (shared by the builder and the CLI)."""
+"""Typed build options that validate themselves: the one source for the datasets builder config and the CLI.
+
+Each field's metadata carries its ``--help`` text; ``warp-cuda-ir build`` generates its arguments from these
+fields and ``WarpCudaIRConfig`` (warp_cuda_ir.py) is generated from them too, so defaults and parsing agree.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 
 from builder.errors import ConfigError
 from builder.grammar.policy import CATEGORIES
@@ -11,41 +16,59 @@ from builder.schema import CONFIGS
 VERIFY_LEVELS = ("none", "compile", "execute")
 ON_INVALID = ("error", "skip")
 DEFAULT_SIZES = {"num_train": 10_000, "num_validation": 1_000, "num_test": 1_000}
+INTERNAL = ("config", "evidence_dir")  # set by the build, not options a user passes
+
+
+def _opt(default, help: str):
+    return field(default=default, metadata={"help": help})
 
 
 @dataclass(frozen=True)
 class BuildOptions:
     config: str
-    seed: int = 0
-    num_train: int = DEFAULT_SIZES["num_train"]
-    num_validation: int = DEFAULT_SIZES["num_validation"]
-    num_test: int = DEFAULT_SIZES["num_test"]
-    categories: tuple[str, ...] = CATEGORIES
-    num_shards: int = 8
-    verify: str = "execute"
-    on_invalid: str = "error"
-    evidence_dir: str | None = None  # shared content-addressed evidence cache (one per build)
+    seed: int = _opt(0, "build seed; with split and index it regenerates a row exactly")
+    num_train: int = _opt(DEFAULT_SIZES["num_train"], "rows in the train split")
+    num_validation: int = _opt(DEFAULT_SIZES["num_validation"], "rows in the validation split")
+    num_test: int = _opt(DEFAULT_SIZES["num_test"], "rows in the test split")
+    categories: tuple[str, ...] = _opt(CATEGORIES, "comma-separated generation policies, cycled over the rows")
+    num_shards: int = _opt(
+        0, "Parquet shards per split; 0 sizes them by --rows-per-shard (a fixed count: min(this, rows))"
+    )
+    rows_per_shard: int = _opt(
+        250,
+        "rows per Parquet shard when --num-shards is 0. A shard is the unit of parallel work: a build uses at "
+        "most as many processes (or Ray workers) as it has shards",
+    )
+    verify: str = _opt("execute", "none | compile | execute: the evidence every row carries")
+    # skip: a row that fails its evidence checks (a few per thousand have a constant output the grammar could not
+    # rule out) is left out and counted on stderr, so a long build is not lost; error: stop at the first one
+    on_invalid: str = _opt("skip", "skip | error: leave out (and count) a row that fails its checks, or stop")
+    evidence_dir: str | None = None  # shared content-addressed evidence cache (one per build or shard task)
 
     def __post_init__(self) -> None:
         if self.config not in CONFIGS:
             raise ConfigError(f"unknown config {self.config!r}; valid: {', '.join(CONFIGS)}")
         if isinstance(self.categories, str):
             object.__setattr__(self, "categories", tuple(c for c in self.categories.split(",") if c))
+        elif isinstance(self.categories, list):
+            object.__setattr__(self, "categories", tuple(self.categories))
         bad = [c for c in self.categories if c not in CATEGORIES]
         if bad or not self.categories:
             raise ConfigError(f"unknown categories {bad}; valid: {', '.join(CATEGORIES)}")
         if len(set(self.categories)) != len(self.categories):
             raise ConfigError(f"categories repeat: {list(self.categories)}")
-        if not isinstance(self.seed, int) or self.seed < 0:
+        if not _is_int(self.seed) or self.seed < 0:
             raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
         for name in ("num_train", "num_validation", "num_test"):
             value = getattr(self, name)
-            if not isinstance(value, int) or value < 0:
+            if not _is_int(value) or value < 0:
                 raise ConfigError(f"{name} must be a non-negative integer, got {value!r}")
         if self.num_train + self.num_validation + self.num_test == 0:
             raise ConfigError("at least one split must have a positive size")
-        if not isinstance(self.num_shards, int) or self.num_shards < 1:
-            raise ConfigError(f"num_shards must be a positive integer, got {self.num_shards!r}")
+        if not _is_int(self.num_shards) or self.num_shards < 0:
+            raise ConfigError(f"num_shards must be a positive integer (or 0: sized by rows), got {self.num_shards!r}")
+        if not _is_int(self.rows_per_shard) or self.rows_per_shard < 1:
+            raise ConfigError(f"rows_per_shard must be a positive integer, got {self.rows_per_shard!r}")
         if self.verify not in VERIFY_LEVELS:
             raise ConfigError(f"unknown verify level {self.verify!r}; valid: {', '.join(VERIFY_LEVELS)}")
         if self.on_invalid not in ON_INVALID:
@@ -53,3 +76,25 @@ class BuildOptions:
 
     def size(self, split: str) -> int:
         return getattr(self, f"num_{split}")
+
+    def public(self) -> dict:
+        """The options a user sets (JSON-ready): what the manifest records and a resume must match."""
+        return {f.name: _jsonable(getattr(self, f.name)) for f in user_fields()}
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _jsonable(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
+def user_fields() -> list[dataclasses.Field]:
+    """The fields a user sets, in declaration order (the CLI's arguments and the builder config's keywords)."""
+    return [f for f in dataclasses.fields(BuildOptions) if f.name not in INTERNAL]
+
+
+def cli_default(f: dataclasses.Field) -> str | int:
+    """A field's default as the CLI shows and parses it (a tuple becomes a comma-separated string)."""
+    return ",".join(f.default) if isinstance(f.default, tuple) else f.default

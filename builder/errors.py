@@ -73,3 +73,15 @@ class CorruptShard(ValueError):
 
     def __reduce__(self):
         return CorruptShard, (self.folder, self.shard, self.reason)
+
+
+class OutputUnusable(ConfigError):
+    """The output path cannot be written (no permission, a file in the way, an unknown URL scheme)."""
+
+
+class TransientError(OSError):
+    """A failure a retry may cure (a storage hiccup, an injected fault); shard tasks are retried on it."""
+
+
+class ShardFailed(RuntimeError):
+    """A shard task kept failing after its retries; names the shard."""

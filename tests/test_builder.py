@@ -59,7 +59,8 @@ def test_no_normalized_program_crosses_splits(tmp_path):
         (dict(categories=("vector", "nope")), "unknown categories"),
         (dict(verify="maybe"), "unknown verify level"),
         (dict(on_invalid="warn"), "unknown on_invalid"),
-        (dict(num_shards=0), "num_shards must be a positive integer"),
+        (dict(num_shards=-1), "num_shards must be a positive integer"),
+        (dict(rows_per_shard=0), "rows_per_shard must be a positive integer"),
         (dict(seed=-4), "seed must be a non-negative integer"),
     ],
 )

@@ -4,64 +4,78 @@ from __future__ import annotations
 
 import argparse
 import re
-from pathlib import Path
 
-from builder.config import DEFAULT_SIZES, BuildOptions
+from builder.config import BuildOptions, cli_default, user_fields
 from builder.errors import ConfigError, GPURequired
-from builder.grammar.policy import CATEGORIES
 
 NAME = "build"
-HELP = "build the dataset folder (Parquet shards + README card)"
+HELP = "build the dataset folder (Parquet shards + README card + manifest.json)"
 DEFAULT_CONFIGS = "cuda-forward,cuda-backward,cpu"
+ENGINES = ("local", "ray")
+EPILOG = (
+    "Parallelism is bounded by the shard count: each shard (rows start..stop of a split, one Parquet file per "
+    "config) is one unit of work, so a build runs at most as many processes or Ray tasks as it has shards. "
+    "SIGINT, SIGTERM and SIGHUP stop a build cleanly (exit 128 + signal)."
+)
 
 
 def add_arguments(b: argparse.ArgumentParser) -> None:
+    b.epilog = EPILOG
     b.add_argument("--configs", default=DEFAULT_CONFIGS, help=f"comma-separated (default {DEFAULT_CONFIGS})")
-    b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--num-train", type=int, default=DEFAULT_SIZES["num_train"])
-    b.add_argument("--num-validation", type=int, default=DEFAULT_SIZES["num_validation"])
-    b.add_argument("--num-test", type=int, default=DEFAULT_SIZES["num_test"])
-    b.add_argument("--categories", default=",".join(CATEGORIES), help="comma-separated subset")
-    b.add_argument("--num-shards", type=int, default=8, help="Parquet shards per split")
-    b.add_argument("--verify", default="execute", help="none | compile | execute (default)")
-    # skip: a row that fails its evidence checks (a few per thousand have a constant output the grammar could not
-    # rule out) is left out and counted on stderr, so a long build is not lost; error: stop at the first one
-    b.add_argument("--on-invalid", default="skip", help="skip (default) | error")
-    b.add_argument("--num-proc", type=int, default=1)
-    b.add_argument("--out", default="warp_cuda_ir")
-    b.add_argument("--overwrite", action="store_true")
+    for f in user_fields():  # one source: the BuildOptions fields, their defaults and help
+        default = cli_default(f)
+        b.add_argument(
+            "--" + f.name.replace("_", "-"),
+            type=int if isinstance(default, int) else str,
+            default=default,
+            help=f"{f.metadata['help']} (default {default})",
+        )
+    b.add_argument("--engine", choices=ENGINES, default="local", help="local (default) or ray")
+    b.add_argument("--num-proc", type=int, default=1, help="local engine: worker processes (default 1)")
+    b.add_argument(
+        "--address", default=None, help="ray engine: the cluster to join (auto, HOST:PORT); default: a local Ray"
+    )
+    b.add_argument("--out", default="warp_cuda_ir", help="output folder or fsspec URL (file://, s3://, gs://)")
+    b.add_argument("--overwrite", action="store_true", help="replace the output if it exists")
+    b.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep finished shards if the build stops, and reuse (hash-checked) those an earlier --resume run "
+        "with the same options finished",
+    )
+
+
+def options_from(args: argparse.Namespace) -> list[BuildOptions]:
+    configs = [c for c in args.configs.split(",") if c]
+    if not configs:
+        raise ConfigError("--configs is empty")
+    if len(set(configs)) != len(configs):
+        raise ConfigError(f"--configs repeats a config: {args.configs!r}")
+    return [BuildOptions(config=c, **{f.name: getattr(args, f.name) for f in user_fields()}) for c in configs]
 
 
 def run(args: argparse.Namespace) -> int:
     if args.num_proc < 1:
         raise ConfigError(f"--num-proc must be a positive integer, got {args.num_proc}")
-    configs = [c for c in args.configs.split(",") if c]
-    if not configs:
-        raise ConfigError("--configs is empty")
-    options = [
-        BuildOptions(
-            config=c,
-            seed=args.seed,
-            num_train=args.num_train,
-            num_validation=args.num_validation,
-            num_test=args.num_test,
-            categories=args.categories,
-            num_shards=args.num_shards,
-            verify=args.verify,
-            on_invalid=args.on_invalid,
-        )
-        for c in configs
-    ]
+    if args.address and args.engine != "ray":
+        raise ConfigError("--address joins a Ray cluster: it needs --engine ray")
+    options = options_from(args)
     from builder.dataset.folder import build_folder
     from builder.warp_backend import codegen
 
-    if "gpu-verified" in configs and not codegen.cuda_available():
+    if any(o.config == "gpu-verified" for o in options) and args.engine == "local" and not codegen.cuda_available():
         raise GPURequired()
     try:
-        stats = build_folder(options, Path(args.out), args.num_proc, args.overwrite)
-    except KeyboardInterrupt:
-        raise
-    except (ConfigError, FileExistsError):
+        stats = build_folder(
+            options,
+            args.out,
+            args.num_proc,
+            args.overwrite,
+            engine=args.engine,
+            address=args.address,
+            resume=args.resume,
+        )
+    except (KeyboardInterrupt, ConfigError, FileExistsError):
         raise
     except Exception as exc:  # a worker's error arrives wrapped; report its root, which names the row
         raise RuntimeError(root_cause(exc)) from exc
@@ -74,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
                 for s, n in sizes.items()
             )
         )
-    print(f"wrote {args.out}/ (load with datasets.load_dataset({args.out!r}, {configs[0]!r}))")
+    print(f"wrote {args.out} (load with datasets.load_dataset({args.out!r}, {options[0].config!r}))")
     return 0
 
 
@@ -82,15 +96,7 @@ _EXC_LINE = re.compile(r"^(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*(?:Error|Exception|B
 
 
 def root_cause(exc: BaseException) -> str:
-    """One line naming the error a worker raised.
-
-    datasets wraps a worker's error in DatasetGenerationError; with num_proc > 1 the original arrives
-    only as text, a ``RemoteTraceback`` set as the cause, whose first exception line is the root.
-    """
-    import datasets
-
-    while isinstance(exc, datasets.exceptions.DatasetGenerationError) and exc.__cause__ is not None:
-        exc = exc.__cause__
+    """One line naming the error a shard raised (a pool re-raises the worker's own exception)."""
     if type(exc).__name__ == "RemoteTraceback":
         m = _EXC_LINE.search(str(exc))
         if m:

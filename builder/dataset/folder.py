@@ -1,97 +1,165 @@
-"""Build the publishable folder: CONFIG/SPLIT-xxxxx-of-yyyyy.parquet plus a README card.
+"""Build the publishable folder: CONFIG/SPLIT-xxxxx-of-yyyyy.parquet, a README card and manifest.json.
 
-Everything is written under a temporary sibling directory and moved into place
-at the end, so an interrupted or failed build never leaves a half-written folder.
+The driver plans the shards (``plan``), skips those a ``--resume`` run finished before (``manifest``), hands the
+rest to an engine (``engines.local`` or ``engines.ray``, both running ``shards.run_shard``), then renders the card,
+writes the manifest last and commits the folder (``destination``).
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import shutil
+import sys
 import tempfile
-import uuid
 from pathlib import Path
 
 from builder.config import BuildOptions
-from builder.errors import OutputExists
-from builder.schema import SPLITS
+from builder.dataset import interrupts, manifest
+from builder.dataset.destination import open_destination
+from builder.dataset.plan import plan
+from builder.dataset.progress import SECONDS_PER_ROW, Progress, hms
+from builder.dataset.shards import ShardJob
 from builder.warp_backend import codegen
 
-
-def check_target(out: Path, overwrite: bool) -> None:
-    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not overwrite:
-        raise OutputExists(f"output folder {str(out)!r} exists and is not empty; pass --overwrite to replace it")
+WARN_ABOVE = 3600.0  # seconds: a build expected to run longer says so before it starts
 
 
-def shard_count(rows: int, num_shards: int) -> int:
-    return max(1, min(num_shards, rows))
+def make_engine(name: str, num_proc: int, address: str | None, options: list[BuildOptions]):
+    if name == "ray":
+        from builder.dataset.engines.ray import RayEngine
+
+        return RayEngine(address, gpu=any(o.config == "gpu-verified" for o in options))
+    from builder.dataset.engines.local import LocalEngine
+
+    return LocalEngine(num_proc)
 
 
-def build_config(opts: BuildOptions, staging: Path, hf_cache: str, num_proc: int) -> dict[str, int]:
-    """Generate one config with the datasets builder and write its Parquet shards; return split sizes."""
-    from warp_cuda_ir import WarpCudaIR
-
-    fields = {k: getattr(opts, k) for k in BuildOptions.__dataclass_fields__ if k != "config"}
-    builder = WarpCudaIR(config_name=opts.config, cache_dir=hf_cache, **fields)
-    builder.download_and_prepare(num_proc=num_proc if num_proc > 1 else None)
-    sizes = {}
-    (staging / opts.config).mkdir(parents=True, exist_ok=True)
-    for split in SPLITS:
-        if split not in builder.info.splits:
-            continue
-        rows = builder.info.splits[split].num_examples
-        n = shard_count(rows, opts.num_shards)
-        for i in range(n):
-            _write_shard(builder, split, n, i, staging / opts.config / f"{split}-{i:05d}-of-{n:05d}.parquet")
-        sizes[split] = rows
-    del builder
-    return sizes
-
-
-def _write_shard(builder, split: str, n: int, i: int, path: Path) -> None:
-    """Shard ``i`` of ``n`` of a prepared split, through its own memory map of the Arrow cache.
-
-    Pages read through a memory map count in the process's resident size until the map is closed: one map
-    over a whole split made writing the 10,000-row cuda-backward train split peak at 1.4 GB resident (1.3 GB
-    of it file pages), against 0.36 GB when each shard opens and closes its own.
-    """
-    part = builder.as_dataset(split=split)
-    part.shard(n, i, contiguous=True).to_parquet(str(path))
-    del part
-    gc.collect()  # a Dataset can sit in a reference cycle; the map closes only when it is freed
-
-
-def build_folder(options: list[BuildOptions], out: Path, num_proc: int, overwrite: bool) -> dict[str, dict[str, int]]:
-    check_target(out, overwrite)
-    out = out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = out.parent / f".{out.name}.partial-{uuid.uuid4().hex[:8]}"
-    staging.mkdir()
+def build_folder(
+    options: list[BuildOptions],
+    out: str | Path,
+    num_proc: int = 1,
+    overwrite: bool = False,
+    *,
+    engine: str = "local",
+    address: str | None = None,
+    resume: bool = False,
+) -> dict[str, dict[str, int]]:
+    dest = open_destination(str(out), manifest.build_key(options), overwrite, resume)
     work = Path(tempfile.mkdtemp(prefix="warp_cuda_ir_build_"))
     saved_cache = os.environ.get(codegen.KERNEL_CACHE_ENV)
+    done = False
     try:
-        evidence = str(work / "evidence")  # shared by all configs: each program compiles once per target
         os.environ[codegen.KERNEL_CACHE_ENV] = str(work / "kernel_cache")  # inherited by worker processes
-        stats = {}
-        for opts in options:
-            opts = BuildOptions(**{**opts.__dict__, "evidence_dir": evidence})
-            stats[opts.config] = build_config(opts, staging, str(work / "hf_cache"), num_proc)
-        from dataset_card.render import render
-
-        render(staging, build_options=options)
-        if out.exists():
-            trash = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:8]}"
-            os.replace(out, trash)
-            os.replace(staging, out)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            os.replace(staging, out)
-        return stats
+        codegen.init()  # prints Warp's no-CUDA-driver warning here, once; workers initialise silently
+        runner = make_engine(engine, num_proc, address, options)
+        try:
+            evidence = str(work / "evidence") if engine == "local" else None
+            records = _run(options, dest, runner, evidence, resume)
+        finally:
+            runner.close()
+        _finish(dest, options, records)
+        done = True
+        return _stats(options, records)
+    except interrupts.Interrupted as exc:
+        if resume:
+            exc.detail = f"finished shards kept in {dest.kept()}; run the same command with --resume to continue"
+        raise
     finally:
         if saved_cache is None:
             os.environ.pop(codegen.KERNEL_CACHE_ENV, None)
         else:
             os.environ[codegen.KERNEL_CACHE_ENV] = saved_cache
-        shutil.rmtree(staging, ignore_errors=True)
+        if not done and not resume:
+            dest.discard()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _run(options, dest, runner, evidence: str | None, resume: bool) -> list[dict]:
+    shards = plan(options[0])
+    records: dict[str, dict] = {}
+    reused = []
+    for s in shards:
+        rec = manifest.finished(dest.store, s) if resume else None
+        if rec is not None:
+            records[s.key()], reused = rec, [*reused, s]
+    jobs = [ShardJob(tuple(options), s, dest.spec, evidence) for s in shards if s.key() not in records]
+    warn_scale(options, jobs, runner)
+    progress = Progress(shards, len(options), runner.name)
+    for s in reused:
+        progress.finished(s, reused=True)
+
+    def on_done(job: ShardJob, record: dict) -> None:
+        records[job.shard.key()] = record
+        progress.finished(job.shard)
+
+    runner.run(jobs, on_done)
+    progress.summary()
+    return [records[s.key()] for s in shards]
+
+
+def warn_scale(options: list[BuildOptions], jobs: list[ShardJob], runner) -> None:
+    """Say before starting when the request is far beyond what this build can do here."""
+    if not jobs:
+        return
+    slots = runner.slots()
+    if runner.name == "local":
+        cores = os.cpu_count() or 1
+        if slots > len(jobs):
+            _warn(f"--num-proc {slots} but only {len(jobs)} shards to build: at most {len(jobs)} processes work")
+        if slots > cores:
+            _warn(f"--num-proc {slots} exceeds the {cores} cores of this machine")
+    rows = sum(j.shard.rows for j in jobs) * len(options)
+    parallel = max(1, min(slots, len(jobs), os.cpu_count() or 1) if runner.name == "local" else min(slots, len(jobs)))
+    eta = rows * SECONDS_PER_ROW[options[0].verify] / parallel
+    if eta > WARN_ABOVE:
+        _warn(
+            f"about {rows} rows to build at roughly {1 / SECONDS_PER_ROW[options[0].verify]:.0f} rows/s per process "
+            f"(verify={options[0].verify}); with {parallel} in parallel that is about {hms(eta)}"
+        )
+
+
+def _warn(message: str) -> None:
+    print(f"warp-cuda-ir: warning: {message}", file=sys.stderr, flush=True)
+
+
+def _finish(dest, options: list[BuildOptions], records: list[dict]) -> None:
+    from dataset_card.render import render
+
+    dest.store.sweep()
+    shard_files = {f["path"] for r in records for f in r["files"]}
+    folder = dest.local_folder()
+    scratch = None
+    try:
+        if folder is None:  # an object store: render the card from a local copy of the shards
+            folder = Path(scratch := tempfile.mkdtemp(prefix="warp_cuda_ir_card_"))
+            for path in sorted(shard_files):
+                (folder / path).parent.mkdir(parents=True, exist_ok=True)
+                (folder / path).write_bytes(dest.store.get(path))
+        render(folder, build_options=options)
+        extra = {p: (folder / p).read_bytes() for p in sorted(_files(folder) - shard_files)}
+        if dest.local_folder() is None:
+            for p, data in extra.items():
+                dest.store.put(p, data)
+        manifest.write(dest.store, options, records, extra)
+    finally:
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+    interrupts.current().check()  # a signal whose exception was dropped during the card stops the build here
+    dest.commit()
+
+
+def _files(folder: Path) -> set[str]:
+    return {
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and not p.relative_to(folder).as_posix().startswith(".")
+    }
+
+
+def _stats(options: list[BuildOptions], records: list[dict]) -> dict[str, dict[str, int]]:
+    stats: dict[str, dict[str, int]] = {o.config: {} for o in options}
+    for r in records:
+        for f in r["files"]:
+            config = f["path"].split("/")[0]
+            stats[config][r["split"]] = stats[config].get(r["split"], 0) + f["rows"]
+    return stats

@@ -1,0 +1,99 @@
+"""The one shard function every engine runs: rows ``start..stop-1`` of a split -> one Parquet file per config.
+
+The local engine calls it in the build process or in a process pool, the Ray engine in a Ray task; the bytes it
+writes depend only on (options, shard), so every engine produces the same files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import json
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from builder.config import BuildOptions
+from builder.dataset import faults, interrupts
+from builder.dataset.plan import Shard
+from builder.dataset.storage import open_store, sha256
+from builder.schema import FEATURES
+
+ROW_GROUP = 100  # rows per Parquet row group: a streaming reader fetches one group at a time
+DONE = ".done"  # per-shard completion records, removed once the manifest is written
+
+
+@dataclass(frozen=True)
+class ShardJob:
+    options: tuple[BuildOptions, ...]  # one per config; sizes, seed and sharding are the same in all
+    shard: Shard
+    store: str  # the folder being written: a local path or an fsspec URL
+    evidence_dir: str | None = None  # shared with other shards when they run on the same machine
+
+
+def record_path(shard: Shard) -> str:
+    return f"{DONE}/{shard.key()}.json"
+
+
+def to_parquet(rows: list[dict]) -> bytes:
+    table = pa.Table.from_pylist(rows, schema=FEATURES.arrow_schema)
+    buf = io.BytesIO()
+    pq.write_table(table, buf, row_group_size=ROW_GROUP)
+    return buf.getvalue()
+
+
+def run_shard(job: ShardJob) -> dict:
+    """Write the shard's file for every config, then its completion record; return the record."""
+    from builder.dataset.records import rows
+
+    quiet_init()
+    shard, first = job.shard, job.options[0]
+    faults.at_start(shard.key(), first.seed, shard.split, shard.start)
+    store = open_store(job.store)
+    files = []
+    with _evidence(job.evidence_dir, first) as evidence:
+        for k, opts in enumerate(job.options):
+            opts = dataclasses.replace(opts, evidence_dir=evidence)
+            done = []
+            for row in rows(opts, shard.split, shard.start, shard.stop):
+                interrupts.current().check()  # a signal deferred by the handler stops the build within a row
+                done.append(row)
+            data = to_parquet(done)
+            path = f"{opts.config}/{shard.filename()}"
+            commit_hook = (lambda: faults.before_commit(shard.key())) if k == 0 else None
+            store.put(path, data, before_commit=commit_hook)
+            files.append({"path": path, "rows": pq.read_metadata(io.BytesIO(data)).num_rows, "sha256": sha256(data)})
+    record = {"shard": shard.key(), "split": shard.split, "start": shard.start, "stop": shard.stop, "files": files}
+    store.put(record_path(shard), json.dumps(record, indent=1).encode())
+    return record
+
+
+@contextlib.contextmanager
+def _evidence(shared: str | None, opts: BuildOptions):
+    if shared or opts.verify == "none":
+        yield shared
+        return
+    with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_evidence_") as own:
+        yield own
+
+
+def quiet_init() -> None:
+    """Initialise Warp with its C-level stderr lines silenced (the driver printed them once already)."""
+    from builder.warp_backend import codegen
+
+    if codegen._initialised_cache is not None:
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        codegen.init()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)

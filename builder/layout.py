@@ -56,10 +56,10 @@ class ManifestEntry:
 
 
 def read_manifest(folder: Path) -> dict[str, ManifestEntry] | None:
-    """The shards ``manifest.json`` lists, by relative path; None when the folder has no manifest.
+    """The Parquet shards ``manifest.json`` lists, by relative path; None when the folder has no manifest.
 
-    Accepts ``{"shards": [{"path", "rows", "sha256"}, ...]}`` or a mapping of path to ``{"rows", "sha256"}``,
-    under ``shards`` or ``files``; ``num_rows`` may stand for ``rows`` and ``file`` for ``path``.
+    The build writes ``{"files": [{"path", "rows", "sha256"}, ...]}`` last; it lists the card's files too (rows
+    null), which are left out here because ``push`` renders the card again.
     """
     path = Path(folder) / MANIFEST
     if not path.is_file():
@@ -68,18 +68,17 @@ def read_manifest(folder: Path) -> dict[str, ManifestEntry] | None:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise ValueError(f"{MANIFEST} in {str(folder)!r} is not valid JSON: {exc}") from exc
-    listed = data.get("shards", data.get("files")) if isinstance(data, dict) else data
-    if isinstance(listed, dict):
-        listed = [{"path": k, **(v if isinstance(v, dict) else {})} for k, v in listed.items()]
+    listed = data.get("files") if isinstance(data, dict) else None
     if not isinstance(listed, list):
-        raise ValueError(f"{MANIFEST} in {str(folder)!r} lists no shards")
+        raise ValueError(f"{MANIFEST} in {str(folder)!r} has no 'files' list")
     out = {}
     for item in listed:
-        rel = item.get("path", item.get("file")) if isinstance(item, dict) else None
+        rel = item.get("path") if isinstance(item, dict) else None
         if not isinstance(rel, str):
             raise ValueError(f"{MANIFEST} in {str(folder)!r} has an entry without a path: {item!r}")
-        rows = item.get("rows", item.get("num_rows"))
-        out[rel] = ManifestEntry(rel, int(rows) if rows is not None else None, item.get("sha256"))
+        if rel.endswith(".parquet"):
+            rows = item.get("rows")
+            out[rel] = ManifestEntry(rel, int(rows) if rows is not None else None, item.get("sha256"))
     return out
 
 

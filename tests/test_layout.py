@@ -43,17 +43,18 @@ def test_split_files_lists_configs_in_schema_order(tmp_path):
     assert list(split_files(tmp_path)) == ["cuda-forward", "cpu"]
 
 
-@pytest.mark.parametrize(
-    "manifest",
-    [
-        {"shards": [{"path": "cpu/train-00000-of-00001.parquet", "rows": 3, "sha256": "ab"}]},
-        {"files": {"cpu/train-00000-of-00001.parquet": {"num_rows": 3, "sha256": "ab"}}},
-    ],
-)
-def test_manifest_forms(tmp_path, manifest):
-    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
-    entry = read_manifest(tmp_path)["cpu/train-00000-of-00001.parquet"]
-    assert (entry.rows, entry.sha256) == (3, "ab")
+def test_manifest_lists_parquet_shards_not_the_card(tmp_path):
+    files = [
+        {"path": "README.md", "rows": None, "sha256": "cd"},
+        {"path": "cpu/train-00000-of-00001.parquet", "rows": 3, "sha256": "ab"},
+    ]
+    (tmp_path / "manifest.json").write_text(json.dumps({"files": files}))
+    listed = read_manifest(tmp_path)
+    assert list(listed) == ["cpu/train-00000-of-00001.parquet"]
+    assert (listed["cpu/train-00000-of-00001.parquet"].rows, listed["cpu/train-00000-of-00001.parquet"].sha256) == (
+        3,
+        "ab",
+    )
 
 
 def test_no_manifest_and_a_broken_one(tmp_path):

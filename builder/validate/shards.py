@@ -59,7 +59,7 @@ class Shards:
         problems = [f"missing: {', '.join(sorted(set(missing)))}"] if missing else []
         manifest_problems, offenders = self._manifest()
         problems += manifest_problems
-        offenders = sorted(set(missing)) + offenders
+        offenders = sorted(set(missing)) + [o for o in offenders if o not in set(missing)]
         if problems:
             message = "; ".join(problems)
             if len(message) > 400:

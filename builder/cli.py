@@ -13,7 +13,7 @@ import sys
 from builder.errors import ConfigError
 
 # Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ("build",)
+COMMANDS = ("build", "evaluate")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -59,3 +59,8 @@ class PushError(RuntimeError):
     def __init__(self, message: str, code: int):
         super().__init__(message)
         self.code = code
+
+
+class EvaluationInputError(ConfigError):
+    """``evaluate`` was given predictions or data it cannot score (a malformed line, an unknown id, rows of
+    another generator version); the message names the file and line, or the row."""

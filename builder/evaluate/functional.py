@@ -72,6 +72,7 @@ class Evaluator:
         self.references: dict[str, Path | str] = {}  # row id -> outputs, or why the reference failed
 
     def close(self) -> None:
+        sandbox.shutdown()
         shutil.rmtree(self.work, ignore_errors=True)
 
     def _map(self, jobs: list[dict]) -> list[sandbox.Outcome]:

@@ -1,22 +1,25 @@
 """Run one job in a child process with a time limit and a memory limit, and read back what it left.
 
-The child is a fresh interpreter (``python -m builder.evaluate.child``) in its own session, so a timeout kills
-its whole process group (compilers included). Its temporary files (Warp's kernel cache, precompiled headers,
-``TMPDIR``) live in the job's directory, which the caller removes: a child killed with SIGKILL leaves nothing
-behind elsewhere.
+Children are forked by a fork server (``multiprocessing``'s ``forkserver``: a clean single-threaded process
+started once, which imports ``child.PRELOAD`` and never initialises Warp), so each is a fresh process that
+starts with the heavy imports done. A child makes itself a session leader, so a timeout kills its whole
+process group (compilers included). Its temporary files (Warp's kernel cache, ``TMPDIR``) live in the job's
+directory, which the caller removes: a child killed with SIGKILL leaves nothing behind elsewhere.
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
+import re
 import signal
-import subprocess
-import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from builder.errors import ConfigError
+from builder.evaluate import child
 
 
 @dataclass(frozen=True)
@@ -44,60 +47,83 @@ class Outcome:
     outputs: Path | None = None
 
 
-def _tail(text: str) -> str:
-    lines = [x for x in text.splitlines() if x.strip()]
+_lock = threading.Lock()
+_context: multiprocessing.context.BaseContext | None = None
+
+
+def _ctx() -> multiprocessing.context.BaseContext:
+    global _context
+    if _context is None:
+        _context = multiprocessing.get_context("forkserver")
+        _context.set_forkserver_preload(list(child.PRELOAD))
+    return _context
+
+
+def _tail(path: Path) -> str:
+    try:
+        lines = [x for x in path.read_text(errors="replace").splitlines() if x.strip()]
+    except FileNotFoundError:
+        return ""
     return lines[-1][:500] if lines else ""
+
+
+def _first_error(path: Path) -> str:
+    """The compiler's first ``error:`` line (Warp's CPU compiler prints its diagnostics, then raises a bare code)."""
+    try:
+        text = path.read_text(errors="replace")
+    except FileNotFoundError:
+        return ""
+    line = next((x.strip() for x in text.splitlines() if "error:" in x), "")
+    return re.sub(r"\S*/(?=[^/\s]+:\d+:\d+: )", "", line)[:300]  # the job directory's path says nothing
 
 
 def run_child(job: dict, directory: Path, limits: Limits) -> Outcome:
     """Run ``job`` (see ``child.py``) in ``directory`` (created, left for the caller to remove)."""
     directory.mkdir(parents=True)
-    tmp = directory / "tmp"
-    tmp.mkdir()
-    job = {**job, "out": str(directory), "memory_mb": 0 if job["target"] != "cpu" else limits.memory_mb}
+    (directory / "tmp").mkdir()
+    # CUDA reserves far more address space than it uses, so RLIMIT_AS applies to CPU jobs only
+    job = {**job, "memory_mb": 0 if job["target"] != "cpu" else limits.memory_mb}
     job_path = directory / "job.json"
     job_path.write_text(json.dumps(job))
-    env = {
-        **os.environ,
-        "TMPDIR": str(tmp),
-        "WARP_CUDA_IR_KERNEL_CACHE": str(directory / "kernel_cache"),
-        "PYTHONHASHSEED": "0",
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "builder.evaluate.child", str(job_path)],
-        cwd=directory,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        errors="replace",
-        start_new_session=True,
-    )
-    try:
-        _, stderr = proc.communicate(timeout=limits.timeout_s)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        proc.communicate()
-        return Outcome("timeout", (directory / "compiled").exists(), detail=f"killed after {limits.timeout_s:g} s")
-    finally:
-        _kill_group(proc)  # anything the child started and left running
+    with _lock:  # one start at a time: the fork server's connection is set up per start
+        proc = _ctx().Process(target=child.main, args=(str(job_path),), daemon=True)
+        proc.start()
+    proc.join(limits.timeout_s)
+    timed_out = proc.is_alive()
+    _kill_group(proc)
+    proc.join()
     compiled = (directory / "compiled").exists()
-    if proc.returncode < 0:
-        name = signal.Signals(-proc.returncode).name
-        return Outcome("crash", compiled, detail=f"{name}; {_tail(stderr)}".rstrip("; "))
+    if timed_out:
+        return Outcome("timeout", compiled, detail=f"killed after {limits.timeout_s:g} s")
+    stderr = _tail(directory / "stderr.txt")
+    if proc.exitcode < 0:
+        name = signal.Signals(-proc.exitcode).name
+        return Outcome("crash", compiled, detail=f"{name}; {stderr}".rstrip("; "))
     error = directory / "error.json"
     if error.exists():
         info = json.loads(error.read_text())
-        return Outcome("error", compiled, info["stage"], info["message"])
+        diagnostic = _first_error(directory / "stderr.txt")
+        detail = f"{info['message']}; {diagnostic}" if diagnostic else info["message"]
+        return Outcome("error", compiled, info["stage"], detail)
+    if proc.exitcode != 0:
+        return Outcome("exit", compiled, detail=f"exit status {proc.exitcode}; {stderr}".rstrip("; "))
     outputs = directory / "outputs.npz"
-    if proc.returncode != 0:
-        return Outcome("exit", compiled, detail=f"exit status {proc.returncode}; {_tail(stderr)}".rstrip("; "))
     return Outcome("ok", compiled, outputs=outputs if outputs.exists() else None)
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(proc: multiprocessing.process.BaseProcess) -> None:
+    """Kill the child's process group (it may have started compilers), or the child if it has none yet."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        pass
+        if proc.is_alive():
+            proc.kill()
+
+
+def shutdown() -> None:
+    """Stop the fork server (it holds Warp's modules in memory); the next ``run_child`` starts a new one."""
+    from multiprocessing import forkserver
+
+    stop = getattr(forkserver._forkserver, "_stop", None)  # private, but the only way to stop it early
+    if stop is not None:
+        stop()

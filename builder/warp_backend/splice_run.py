@@ -45,10 +45,13 @@ def compile_and_run(
     its adjoint if ``backward``) on the row's seeded inputs; ``on_compiled`` is called between the two."""
     module, ns = _load(program, tu, backward)
     try:
-        module.load(device)
+        kernel = ns[program.kernel_name]
+        hooks = module.load(device).get_kernel_hooks(kernel)
+        # an object that loads but left symbols unresolved (an undefined function) has no entry point
+        if not hooks.forward or (backward and not hooks.backward):
+            raise RuntimeError(f"entry point of {program.kernel_name!r} not found after loading: unresolved symbols")
         if on_compiled is not None:
             on_compiled()
-        kernel = ns[program.kernel_name]
         return execute.run(program, kernel, ns, np.random.default_rng(input_seed), device, backward)
     finally:
         codegen.release(module)

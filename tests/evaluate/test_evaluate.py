@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 
 import pyarrow.parquet as pq
 import pytest
@@ -58,7 +59,16 @@ def _evaluate(folder, tmp, config: str, extra: tuple[str, ...] = ()) -> tuple[in
 
 @pytest.fixture(scope="module")
 def cpu_report(folder, tmp_path_factory):
-    return _evaluate(folder, tmp_path_factory.mktemp("eval_cpu"), "cpu", ("--timeout", "20"))
+    tmp = tmp_path_factory.mktemp("eval_cpu")
+    scratch = tmp / "tmpdir"
+    scratch.mkdir()
+    saved, tempfile.tempdir = tempfile.tempdir, str(scratch)  # where the evaluator's work directory goes
+    try:
+        result = _evaluate(folder, tmp, "cpu", ("--timeout", "20"))
+    finally:
+        tempfile.tempdir = saved
+    # multiprocessing's own directory (the fork server's socket) lives until the interpreter exits, by design
+    return (*result, sorted(p.name for p in scratch.iterdir() if not p.name.startswith("pymp-")))
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +84,7 @@ def _by_case(report: dict, cases: list[str]) -> dict[str, list[dict]]:
 
 
 def test_cpu_report_shape(cpu_report):
-    rc, rep, cases = cpu_report
+    rc, rep, cases, _ = cpu_report
     assert rc == 0
     assert (rep["config"], rep["split"], rep["rows"], rep["predictions"]) == ("cpu", "test", 2, len(cases))
     assert [r["sample"] for r in rep["results"][:6]] == [0, 1, 2, 3, 4, 0]  # per-id sample numbers, file order
@@ -86,52 +96,53 @@ def test_cpu_report_shape(cpu_report):
 
 
 def test_cpu_reference_scores_one(cpu_report):
-    _, rep, cases = cpu_report
+    _, rep, cases, _ = cpu_report
     for r in _by_case(rep, cases)["reference"]:
         assert (r["exact_match"], r["compiled"], r["functional"], r["reason"]) == (True, True, True, "")
 
 
 def test_cpu_reformatted_is_exact(cpu_report):
-    _, rep, cases = cpu_report
+    _, rep, cases, _ = cpu_report
     for r in _by_case(rep, cases)["reformatted"]:
         assert (r["exact_match"], r["compiled"], r["functional"]) == (True, True, True)
 
 
 @pytest.mark.parametrize("case", ["constant_changed", "stores_zeros"])
 def test_cpu_wrong_values_compile_but_fail(cpu_report, case):
-    _, rep, cases = cpu_report
+    _, rep, cases, _ = cpu_report
     for r in _by_case(rep, cases)[case]:
         assert (r["exact_match"], r["compiled"], r["functional"], r["reason"]) == (False, True, False, "wrong output")
         assert "max_abs_err" in r["detail"]
 
 
 def test_cpu_syntax_error_does_not_compile(cpu_report):
-    _, rep, cases = cpu_report
+    _, rep, cases, _ = cpu_report
     for r in _by_case(rep, cases)["syntax_error"]:
         assert (r["compiled"], r["functional"], r["reason"]) == (False, False, "compile error")
+        assert "error: expected" in r["detail"] and "/" not in r["detail"]  # the compiler's line, no paths
 
 
 def test_cpu_infinite_loop_times_out_and_evaluation_goes_on(cpu_report):
-    _, rep, cases = cpu_report
+    _, rep, cases, _ = cpu_report
     (r,) = _by_case(rep, cases)["infinite_loop"]
     assert (r["compiled"], r["functional"], r["reason"]) == (True, False, "timeout")
     assert rep["failures"]["timeout"] == 1
 
 
 def test_cpu_include_is_rejected_statically(cpu_report):
-    _, rep, cases = cpu_report
+    _, rep, cases, _ = cpu_report
     (r,) = _by_case(rep, cases)["include"]
     assert (r["compiled"], r["functional"], r["reason"]) == (False, False, "static: #include")
 
 
 def test_cpu_out_of_bounds_store_crashes_the_child_only(cpu_report):
-    _, rep, cases = cpu_report
+    _, rep, cases, _ = cpu_report
     (r,) = _by_case(rep, cases)["out_of_bounds"]
     assert (r["compiled"], r["functional"], r["reason"]) == (True, False, "crashed (SIGSEGV)")
 
 
 def test_cpu_rates_and_failures(cpu_report):
-    _, rep, cases = cpu_report
+    _, rep, cases, _ = cpu_report
     n = len(cases)
     assert n == 13
     assert rep["exact_match"] == pytest.approx(4 / n)
@@ -154,6 +165,7 @@ def test_cuda_compile_stage(cuda_report):
         assert all(r["compiled"] for r in by[case]), case
     assert not any(r["compiled"] for r in by["syntax_error"] + by["include"])
     assert [r["reason"] for r in by["syntax_error"]] == ["compile error"] * 2
+    assert all("error: expected" in r["detail"] for r in by["syntax_error"])
     if not has_cuda():
         assert rep["functional"] is None and rep["functional_evaluated"] is False
         assert all(r["functional"] is None for r in rep["results"] if r["compiled"])
@@ -169,3 +181,8 @@ def test_cuda_functional_on_gpu(cuda_report):
     assert all(r["functional"] for r in by["reference"] + by["reformatted"])
     wrong = by["constant_changed"] + by["stores_zeros"] + by["infinite_loop"] + by["out_of_bounds"]
     assert not any(r["functional"] for r in wrong)
+
+
+def test_cpu_evaluation_leaves_no_files(cpu_report):
+    *_, left = cpu_report
+    assert left == []  # children were killed (timeout, crash) yet their work directories went too

@@ -3,6 +3,8 @@
 - ``reference``: each row's own ``ir`` (the ceiling: every rate 1.0);
 - ``nearest``: the ``ir`` of the train row of the same category whose ``python_source`` is most similar
   (difflib ratio over tokens), i.e. retrieval without adaptation;
+- ``nearest_body``: the row's own signature (from its reference) on the body of that nearest train row's
+  ``ir``, so the prediction passes the static checks and is judged by compiling and running;
 - ``empty``: the reference signature with an empty body (compiles, computes nothing): what ``compiled``
   alone is worth.
 """
@@ -18,7 +20,7 @@ from pathlib import Path
 
 from builder.evaluate import data
 
-KINDS = ("reference", "nearest", "empty")
+KINDS = ("reference", "nearest", "nearest_body", "empty")
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
@@ -40,13 +42,23 @@ def nearest(row: dict, train: list[dict]) -> str:
     return best["ir"]
 
 
+def nearest_body(row: dict, train: list[dict]) -> str:
+    other = nearest(row, train)
+    return row["ir"][: row["ir"].index("{")] + other[other.index("{") :]
+
+
 def empty(row: dict) -> str:
     ir = row["ir"]
     return ir[: ir.index("{") + 1] + "\n}\n"
 
 
 def predictions(kind: str, rows: list[dict], train: list[dict]) -> list[dict]:
-    make = {"reference": lambda r: r["ir"], "nearest": lambda r: nearest(r, train), "empty": empty}[kind]
+    make = {
+        "reference": lambda r: r["ir"],
+        "nearest": lambda r: nearest(r, train),
+        "nearest_body": lambda r: nearest_body(r, train),
+        "empty": empty,
+    }[kind]
     return [{"id": r["id"], "ir": make(r)} for r in rows]
 
 
@@ -59,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, help="PRED.jsonl to write")
     args = p.parse_args(argv)
     rows = data.load_rows(args.data, args.config, args.split)
-    train = data.load_rows(args.data, args.config, "train") if args.kind == "nearest" else []
+    train = data.load_rows(args.data, args.config, "train") if args.kind.startswith("nearest") else []
     out = Path(args.out)
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_text("".join(json.dumps(x) + "\n" for x in predictions(args.kind, rows, train)))

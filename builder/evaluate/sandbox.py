@@ -16,6 +16,7 @@ import re
 import signal
 import threading
 from dataclasses import dataclass
+from multiprocessing import spawn
 from pathlib import Path
 
 from builder.errors import ConfigError
@@ -59,6 +60,28 @@ def _ctx() -> multiprocessing.context.BaseContext:
     return _context
 
 
+def _start_without_main(proc: multiprocessing.process.BaseProcess) -> None:
+    """Start a child without re-importing the parent's ``__main__`` in it.
+
+    multiprocessing re-imports the parent's main module in every child (pytest's, a notebook's, or one it
+    cannot find, like ``<stdin>``); the child's target lives in ``child``, so nothing from main is needed.
+    The caller holds ``_lock``, so the preparation data is changed for this start only.
+    """
+    prepare = spawn.get_preparation_data
+
+    def without_main(name: str) -> dict:
+        data = prepare(name)
+        data.pop("init_main_from_name", None)
+        data.pop("init_main_from_path", None)
+        return data
+
+    spawn.get_preparation_data = without_main
+    try:
+        proc.start()
+    finally:
+        spawn.get_preparation_data = prepare
+
+
 def _tail(path: Path) -> str:
     try:
         lines = [x for x in path.read_text(errors="replace").splitlines() if x.strip()]
@@ -87,7 +110,7 @@ def run_child(job: dict, directory: Path, limits: Limits) -> Outcome:
     job_path.write_text(json.dumps(job))
     with _lock:  # one start at a time: the fork server's connection is set up per start
         proc = _ctx().Process(target=child.main, args=(str(job_path),), daemon=True)
-        proc.start()
+        _start_without_main(proc)
     proc.join(limits.timeout_s)
     timed_out = proc.is_alive()
     _kill_group(proc)

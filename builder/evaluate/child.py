@@ -34,6 +34,14 @@ def limit_memory(megabytes: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+def limit_cpu(seconds: int) -> None:
+    """A backstop for the parent's timeout: CPU time past it ends the child (SIGXCPU) even if the evaluator
+    that would have killed it is gone. No core files."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if seconds > 0:
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 5))
+
+
 def _isolate(out: Path) -> None:
     os.setsid()
     tmp = out / "tmp"
@@ -109,6 +117,7 @@ def main(job_path: str) -> None:
         _isolate(out)
         job = json.loads(Path(job_path).read_text())
         limit_memory(job["memory_mb"])
+        limit_cpu(job["cpu_s"])
         evaluate(job, out)
     except BaseException:  # noqa: BLE001 - the parent reads the tail of stderr.txt as the reason
         traceback.print_exc()

@@ -69,9 +69,11 @@ class Evaluator:
         self.pch = self.work / "pch"
         self.pch.mkdir()
         self.jobs = 0
+        self.children = sandbox.Children()
         self.references: dict[str, Path | str] = {}  # row id -> outputs, or why the reference failed
 
     def close(self) -> None:
+        self.children.stop()  # after an interrupt, children may still run; none is left behind
         sandbox.shutdown()
         shutil.rmtree(self.work, ignore_errors=True)
 
@@ -80,10 +82,18 @@ class Evaluator:
             return []
         dirs = [self.work / f"job{self.jobs + n:06d}" for n in range(len(jobs))]
         self.jobs += len(jobs)
+        run = lambda job, directory: sandbox.run_child(job, directory, self.limits, self.children)  # noqa: E731
         # the first child fills the shared precompiled-header directory; the rest reuse it
-        first = [sandbox.run_child(jobs[0], dirs[0], self.limits)]
-        with ThreadPoolExecutor(max_workers=self.num_proc) as pool:
-            rest = list(pool.map(lambda jd: sandbox.run_child(jd[0], jd[1], self.limits), zip(jobs[1:], dirs[1:])))
+        first = [] if any(self.pch.iterdir()) else [run(jobs[0], dirs[0])]
+        jobs, dirs = jobs[len(first) :], dirs[len(first) :]
+        pool = ThreadPoolExecutor(max_workers=self.num_proc)
+        try:
+            rest = list(pool.map(run, jobs, dirs))
+        except BaseException:  # an interrupt: kill what runs, start nothing more
+            self.children.stop()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
         return first + rest
 
     def _stage(self, row: dict) -> str:

@@ -10,6 +10,7 @@ directory, which the caller removes: a child killed with SIGKILL leaves nothing 
 from __future__ import annotations
 
 import json
+import math
 import multiprocessing
 import os
 import re
@@ -100,23 +101,45 @@ def _first_error(path: Path) -> str:
     return re.sub(r"\S*/(?=[^/\s]+:\d+:\d+: )", "", line)[:300]  # the job directory's path says nothing
 
 
-def run_child(job: dict, directory: Path, limits: Limits) -> Outcome:
+class Children:
+    """The children running now, so an interrupted evaluation can kill them all and start no more."""
+
+    def __init__(self) -> None:
+        self.running: set[multiprocessing.process.BaseProcess] = set()
+        self.stopped = False
+
+    def stop(self) -> None:
+        with _lock:
+            self.stopped = True
+            for proc in list(self.running):
+                _kill_group(proc)
+
+
+def run_child(job: dict, directory: Path, limits: Limits, children: Children) -> Outcome:
     """Run ``job`` (see ``child.py``) in ``directory`` (created, left for the caller to remove)."""
     directory.mkdir(parents=True)
     (directory / "tmp").mkdir()
     # CUDA reserves far more address space than it uses, so RLIMIT_AS applies to CPU jobs only
-    job = {**job, "memory_mb": 0 if job["target"] != "cpu" else limits.memory_mb}
+    memory = 0 if job["target"] != "cpu" else limits.memory_mb
+    job = {**job, "memory_mb": memory, "cpu_s": math.ceil(limits.timeout_s) + 1}
     job_path = directory / "job.json"
     job_path.write_text(json.dumps(job))
     with _lock:  # one start at a time: the fork server's connection is set up per start
+        if children.stopped:
+            raise KeyboardInterrupt("evaluation stopped")
         proc = _ctx().Process(target=child.main, args=(str(job_path),), daemon=True)
         _start_without_main(proc)
-    proc.join(limits.timeout_s)
-    timed_out = proc.is_alive()
-    _kill_group(proc)
-    proc.join()
+        children.running.add(proc)
+    try:
+        proc.join(limits.timeout_s)
+        timed_out = proc.is_alive()
+    finally:
+        _kill_group(proc)
+        proc.join()
+        with _lock:
+            children.running.discard(proc)
     compiled = (directory / "compiled").exists()
-    if timed_out:
+    if timed_out or proc.exitcode == -signal.SIGXCPU:
         return Outcome("timeout", compiled, detail=f"killed after {limits.timeout_s:g} s")
     stderr = _tail(directory / "stderr.txt")
     if proc.exitcode < 0:

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from builder.errors import ReferenceFailed
 from builder.evaluate import sandbox, static
 from builder.evaluate.predictions import Prediction
 from builder.evaluate.splice import splice
@@ -70,7 +71,8 @@ class Evaluator:
         self.pch.mkdir()
         self.jobs = 0
         self.children = sandbox.Children()
-        self.references: dict[str, Path | str] = {}  # row id -> outputs, or why the reference failed
+        self.references: dict[str, Path] = {}  # row id -> the reference's saved outputs
+        self.programs: dict = {}
 
     def close(self) -> None:
         self.children.stop()  # after an interrupt, children may still run; none is left behind
@@ -111,11 +113,23 @@ class Evaluator:
         needs_reference = sorted({p.id for _, p, row in pending if self._stage(row) == "run"})
         outcomes = self._map([self._job_for(self.rows[i], self.rows[i]["ir"]) for i in needs_reference])
         for row_id, outcome in zip(needs_reference, outcomes):
-            self.references[row_id] = outcome.outputs if outcome.status == "ok" else _failure(outcome)[0]
+            if outcome.status != "ok" or outcome.outputs is None:
+                # the harness, not a prediction, failed: scoring the row's predictions would mean nothing
+                reason, detail = _failure(outcome) if outcome.status != "ok" else ("no outputs", "")
+                raise ReferenceFailed(row_id, f"{reason}: {detail}" if detail else reason)
+            self.references[row_id] = outcome.outputs
         outcomes = self._map([self._job_for(row, p.ir) for _, p, row in pending])
         for (n, _, row), outcome in zip(pending, outcomes):
             results[n] = self._score(results[n], row, outcome)
         return results
+
+    def _program(self, row: dict):
+        """The row's program, regenerated once (it gives the comparison each output's scalar type)."""
+        if row["id"] not in self.programs:
+            from builder.dataset.records import sample
+
+            self.programs[row["id"]] = sample(row["seed"], row["split"], row["index"], (row["category"],)).program
+        return self.programs[row["id"]]
 
     def _job_for(self, row: dict, ir: str) -> dict:
         return _job(row, splice(row["module_source"], row["ir"], ir), self._stage(row), self.pch)
@@ -128,14 +142,12 @@ class Evaluator:
         if self._stage(row) == "compile":
             result.functional, result.reason = None, NO_GPU
             return result
-        reference = self.references[row["id"]]
-        if not isinstance(reference, Path):
-            result.functional, result.reason = None, f"reference failed: {reference}"
+        if outcome.outputs is None:
+            result.reason, result.detail = "child failed", "exited without outputs"
             return result
-        from builder.dataset.records import sample
         from builder.warp_backend import splice_run
 
-        program = sample(row["seed"], row["split"], row["index"], (row["category"],)).program
-        result.functional, result.detail = splice_run.compare_saved(program, outcome.outputs, reference)
+        compared = splice_run.compare_saved(self._program(row), outcome.outputs, self.references[row["id"]])
+        result.functional, result.detail = compared
         result.reason = "" if result.functional else "wrong output"
         return result

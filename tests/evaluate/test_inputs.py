@@ -68,3 +68,15 @@ def test_missing_split_exits_2(folder, tmp_path, capsys):
     argv = ["evaluate", "--data", str(tmp_path), "--config", "cpu", "--split", "test", "--predictions", str(pred)]
     assert main([*argv, "--out", str(tmp_path / "r.json")]) == 2
     assert "no cpu/test-*.parquet shards" in capsys.readouterr().err
+
+
+def test_reference_that_cannot_run_exits_1(folder, tmp_path, capsys):
+    """A timeout too short for the row's own reference is the harness failing, not the prediction."""
+    row = _rows(folder)[0]
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text(json.dumps({"id": row["id"], "ir": row["ir"]}) + "\n")
+    argv = ["evaluate", "--data", str(folder), "--config", "cpu", "--split", "test", "--predictions", str(pred)]
+    assert main([*argv, "--out", str(tmp_path / "r.json"), "--timeout", "0.2"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"the reference of row {row['id']!r} did not run (timeout" in err
+    assert not (tmp_path / "r.json").exists()

@@ -33,10 +33,10 @@ def load_rows(data: str, config: str, split: str) -> list[dict]:
     import datasets
 
     try:
-        ds = datasets.load_dataset(data, config, split=split)
+        ds = datasets.load_dataset(data, config, split=split).select_columns(list(COLUMNS))
     except Exception as exc:  # noqa: BLE001 - the Hub raises many types; all mean "cannot load that"
         raise EvaluationInputError(f"cannot load {data!r} config {config!r} split {split!r}: {exc}") from exc
-    return ds.select_columns(list(COLUMNS)).to_list()
+    return ds.to_list()
 
 
 def _from_folder(folder: Path, config: str, split: str) -> list[dict]:

@@ -85,3 +85,20 @@ class TransientError(OSError):
 
 class ShardFailed(RuntimeError):
     """A shard task kept failing after its retries; names the shard."""
+
+
+class EvaluationInputError(ConfigError):
+    """``evaluate`` was given predictions or data it cannot score (a malformed line, an unknown id, rows of
+    another generator version); the message names the file and line, or the row."""
+
+
+class ReferenceFailed(RuntimeError):
+    """A row's own reference did not compile or run in the evaluation harness, so its predictions cannot be
+    scored (most often a --timeout too short for a loaded machine)."""
+
+    def __init__(self, row_id: str, reason: str):
+        super().__init__(f"the reference of row {row_id!r} did not run ({reason}); nothing was scored")
+        self.row_id, self.reason = row_id, reason
+
+    def __reduce__(self):
+        return ReferenceFailed, (self.row_id, self.reason)

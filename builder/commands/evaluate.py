@@ -1,0 +1,57 @@
+"""``warp-cuda-ir evaluate``: score a model's predicted functions by compiling and running them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from builder.errors import ConfigError
+from builder.schema import SPLITS
+
+NAME = "evaluate"
+HELP = "score predictions (PRED.jsonl) against a split: exact match, compiles, same outputs"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", required=True, help="dataset folder (built by `build`) or Hub id")
+    p.add_argument("--config", required=True, help="cpu, cuda-forward, cuda-backward or gpu-verified")
+    p.add_argument("--split", required=True, help=", ".join(SPLITS))
+    p.add_argument("--predictions", required=True, help='JSONL: {"id": ROW_ID, "ir": FUNCTION} a line')
+    p.add_argument("--out", required=True, help="REPORT.json (written atomically)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per child (compile + run; default 60)")
+    p.add_argument("--num-proc", type=int, default=1, help="children run in parallel")
+
+
+def run(args: argparse.Namespace) -> int:
+    from builder import GENERATOR_VERSION
+    from builder.evaluate import data, predictions, report, sandbox
+    from builder.evaluate.functional import Evaluator
+
+    if args.num_proc < 1:
+        raise ConfigError(f"--num-proc must be a positive integer, got {args.num_proc}")
+    if args.split not in SPLITS:
+        raise ConfigError(f"unknown split {args.split!r}; valid: {', '.join(SPLITS)}")
+    limits = sandbox.Limits(timeout_s=args.timeout)
+    preds = predictions.read(Path(args.predictions))
+    rows = {r["id"]: r for r in data.load_rows(args.data, args.config, args.split)}
+    predictions.check_ids(preds, set(rows), args.split)
+    used = {p.id: rows[p.id] for p in preds}
+    data.check_generator(list(used.values()), GENERATOR_VERSION)
+    gpu = False
+    if any(r["target"] == "cuda" for r in used.values()):
+        from builder.warp_backend import codegen
+
+        gpu = codegen.cuda_available()
+    evaluator = Evaluator(used, limits, args.num_proc, gpu)
+    try:
+        results = evaluator.evaluate(preds)
+    finally:
+        evaluator.close()
+    rep = report.build(args.config, args.split, len(rows), results, {k: r["category"] for k, r in used.items()})
+    report.write(rep, Path(args.out))
+    print(report.table(rep))
+    if not rep["functional_evaluated"]:
+        print("warp-cuda-ir: no GPU: functional is null for CUDA rows (compile stage only)", file=sys.stderr)
+    print(f"wrote {args.out}")
+    return 0

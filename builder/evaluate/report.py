@@ -1,0 +1,113 @@
+"""Scores from per-prediction results: rates, unbiased pass@k, per-category tables, the report file.
+
+pass@k for a row with n samples of which c are functional is 1 - C(n-c, k) / C(n, k) (the unbiased estimator
+of Chen et al., 2021), averaged over the rows that have at least k samples; a row with fewer than k samples
+does not count towards pass@k (its pass@1 still does), and a k no row reaches is left out of the report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections import Counter
+from math import comb
+from pathlib import Path
+
+from builder.evaluate.functional import NO_GPU, Result
+
+KS = (1, 5, 10)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def _rate(values: list) -> float | None:
+    """Mean of booleans; None if any is None (not evaluable here)."""
+    if not values or any(v is None for v in values):
+        return None
+    return round(sum(map(bool, values)) / len(values), 6)
+
+
+def _pass_at(results: list[Result], field: str) -> dict[str, float | None]:
+    by_row: dict[str, list] = {}
+    for r in results:
+        by_row.setdefault(r.id, []).append(getattr(r, field))
+    out: dict[str, float | None] = {}
+    for k in KS:
+        rows = [v for v in by_row.values() if len(v) >= k]
+        if not rows:
+            continue
+        if any(x is None for v in rows for x in v):
+            out[str(k)] = None
+            continue
+        out[str(k)] = round(sum(pass_at_k(len(v), sum(map(bool, v)), k) for v in rows) / len(rows), 6)
+    return out
+
+
+def scores(results: list[Result]) -> dict:
+    return {
+        "rows": len({r.id for r in results}),
+        "predictions": len(results),
+        "exact_match": _rate([r.exact_match for r in results]),
+        "compiled": _rate([r.compiled for r in results]),
+        "functional": _rate([r.functional for r in results]),
+        "pass_at_k": _pass_at(results, "functional"),
+        "compile_pass_at_k": _pass_at(results, "compiled"),
+    }
+
+
+def build(config: str, split: str, split_rows: int, results: list[Result], categories: dict[str, str]) -> dict:
+    by_cat: dict[str, list[Result]] = {}
+    for r in results:
+        by_cat.setdefault(categories[r.id], []).append(r)
+    failures = Counter(r.reason for r in results if r.reason and r.functional is not None)
+    not_evaluated = Counter(r.reason for r in results if r.functional is None and r.compiled)
+    return {
+        "config": config,
+        "split": split,
+        "split_rows": split_rows,
+        **scores(results),
+        "functional_evaluated": not any(r.reason == NO_GPU for r in results),
+        "by_category": {c: scores(rs) for c, rs in sorted(by_cat.items())},
+        "failures": dict(sorted(failures.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "not_evaluated": dict(sorted(not_evaluated.items())),
+        "results": [r.as_dict() for r in results],
+    }
+
+
+def write(report: dict, path: Path) -> None:
+    """Atomically: a temporary file beside the target, then os.replace."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        tmp.write_text(json.dumps(report, indent=1) + "\n")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _cell(v) -> str:
+    return "-" if v is None else f"{v:.3f}"
+
+
+def table(report: dict) -> str:
+    ks = list(report["pass_at_k"])
+    head = ["", "rows", "preds", "exact", "compiled", "functional", *(f"pass@{k}" for k in ks)]
+    lines = [head]
+    for name, s in [("all", report), *report["by_category"].items()]:
+        cells = [_cell(s[f]) for f in ("exact_match", "compiled", "functional")]
+        lines.append([name, str(s["rows"]), str(s["predictions"]), *cells, *(_cell(s["pass_at_k"].get(k)) for k in ks)])
+    widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
+    text = [f"{report['config']}/{report['split']}: {report['predictions']} predictions for {report['rows']} rows"]
+    text += [
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))) for row in lines
+    ]
+    if report["failures"]:
+        text.append("failures: " + ", ".join(f"{k} {v}" for k, v in report["failures"].items()))
+    if not report["functional_evaluated"]:
+        text.append("functional: not evaluated (CUDA rows need a GPU; compile stage only)")
+    return "\n".join(text)

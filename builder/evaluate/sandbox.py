@@ -1,0 +1,175 @@
+"""Run one job in a child process with a time limit and a memory limit, and read back what it left.
+
+Children are forked by a fork server (``multiprocessing``'s ``forkserver``: a clean single-threaded process
+started once, which imports ``child.PRELOAD`` and never initialises Warp), so each is a fresh process that
+starts with the heavy imports done. A child makes itself a session leader, so a timeout kills its whole
+process group (compilers included). Its temporary files (Warp's kernel cache, ``TMPDIR``) live in the job's
+directory, which the caller removes: a child killed with SIGKILL leaves nothing behind elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import os
+import re
+import signal
+import threading
+from dataclasses import dataclass
+from multiprocessing import spawn
+from pathlib import Path
+
+from builder.errors import ConfigError
+from builder.evaluate import child
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-child limits: wall-clock seconds and address space (RLIMIT_AS, MiB; 0 = none)."""
+
+    timeout_s: float = 60.0
+    memory_mb: int = 4096
+
+    def __post_init__(self) -> None:
+        if not self.timeout_s > 0:
+            raise ConfigError(f"--timeout must be a positive number of seconds, got {self.timeout_s!r}")
+        if self.memory_mb < 0:
+            raise ConfigError(f"memory limit must be >= 0 MiB, got {self.memory_mb!r}")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a child left: ``status`` is ok, error (a stage raised), timeout, crash (signal) or exit (status)."""
+
+    status: str
+    compiled: bool
+    stage: str = ""  # compile or launch, for status error
+    detail: str = ""
+    outputs: Path | None = None
+
+
+_lock = threading.Lock()
+_context: multiprocessing.context.BaseContext | None = None
+
+
+def _ctx() -> multiprocessing.context.BaseContext:
+    global _context
+    if _context is None:
+        _context = multiprocessing.get_context("forkserver")
+        _context.set_forkserver_preload(list(child.PRELOAD))
+    return _context
+
+
+def _start_without_main(proc: multiprocessing.process.BaseProcess) -> None:
+    """Start a child without re-importing the parent's ``__main__`` in it.
+
+    multiprocessing re-imports the parent's main module in every child (pytest's, a notebook's, or one it
+    cannot find, like ``<stdin>``); the child's target lives in ``child``, so nothing from main is needed.
+    The caller holds ``_lock``, so the preparation data is changed for this start only.
+    """
+    prepare = spawn.get_preparation_data
+
+    def without_main(name: str) -> dict:
+        data = prepare(name)
+        data.pop("init_main_from_name", None)
+        data.pop("init_main_from_path", None)
+        return data
+
+    spawn.get_preparation_data = without_main
+    try:
+        proc.start()
+    finally:
+        spawn.get_preparation_data = prepare
+
+
+def _tail(path: Path) -> str:
+    try:
+        lines = [x for x in path.read_text(errors="replace").splitlines() if x.strip()]
+    except FileNotFoundError:
+        return ""
+    return lines[-1][:500] if lines else ""
+
+
+def _first_error(path: Path) -> str:
+    """The compiler's first ``error:`` line (Warp's CPU compiler prints its diagnostics, then raises a bare code)."""
+    try:
+        text = path.read_text(errors="replace")
+    except FileNotFoundError:
+        return ""
+    line = next((x.strip() for x in text.splitlines() if "error:" in x), "")
+    return re.sub(r"\S*/(?=[^/\s]+:\d+:\d+: )", "", line)[:300]  # the job directory's path says nothing
+
+
+class Children:
+    """The children running now, so an interrupted evaluation can kill them all and start no more."""
+
+    def __init__(self) -> None:
+        self.running: set[multiprocessing.process.BaseProcess] = set()
+        self.stopped = False
+
+    def stop(self) -> None:
+        with _lock:
+            self.stopped = True
+            for proc in list(self.running):
+                _kill_group(proc)
+
+
+def run_child(job: dict, directory: Path, limits: Limits, children: Children) -> Outcome:
+    """Run ``job`` (see ``child.py``) in ``directory`` (created, left for the caller to remove)."""
+    directory.mkdir(parents=True)
+    (directory / "tmp").mkdir()
+    # CUDA reserves far more address space than it uses, so RLIMIT_AS applies to CPU jobs only
+    memory = 0 if job["target"] != "cpu" else limits.memory_mb
+    job = {**job, "memory_mb": memory, "cpu_s": math.ceil(limits.timeout_s) + 1}
+    job_path = directory / "job.json"
+    job_path.write_text(json.dumps(job))
+    with _lock:  # one start at a time: the fork server's connection is set up per start
+        if children.stopped:
+            raise KeyboardInterrupt("evaluation stopped")
+        proc = _ctx().Process(target=child.main, args=(str(job_path),), daemon=True)
+        _start_without_main(proc)
+        children.running.add(proc)
+    try:
+        proc.join(limits.timeout_s)
+        timed_out = proc.is_alive()
+    finally:
+        _kill_group(proc)
+        proc.join()
+        with _lock:
+            children.running.discard(proc)
+    compiled = (directory / "compiled").exists()
+    if timed_out or proc.exitcode == -signal.SIGXCPU:
+        return Outcome("timeout", compiled, detail=f"killed after {limits.timeout_s:g} s")
+    stderr = _tail(directory / "stderr.txt")
+    if proc.exitcode < 0:
+        name = signal.Signals(-proc.exitcode).name
+        return Outcome("crash", compiled, detail=f"{name}; {stderr}".rstrip("; "))
+    error = directory / "error.json"
+    if error.exists():
+        info = json.loads(error.read_text())
+        diagnostic = _first_error(directory / "stderr.txt")
+        detail = f"{info['message']}; {diagnostic}" if diagnostic else info["message"]
+        return Outcome("error", compiled, info["stage"], detail)
+    if proc.exitcode != 0:
+        return Outcome("exit", compiled, detail=f"exit status {proc.exitcode}; {stderr}".rstrip("; "))
+    outputs = directory / "outputs.npz"
+    return Outcome("ok", compiled, outputs=outputs if outputs.exists() else None)
+
+
+def _kill_group(proc: multiprocessing.process.BaseProcess) -> None:
+    """Kill the child's process group (it may have started compilers), or the child if it has none yet."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        if proc.is_alive():
+            proc.kill()
+
+
+def shutdown() -> None:
+    """Stop the fork server (it holds Warp's modules in memory); the next ``run_child`` starts a new one."""
+    from multiprocessing import forkserver
+
+    stop = getattr(forkserver._forkserver, "_stop", None)  # private, but the only way to stop it early
+    if stop is not None:
+        stop()

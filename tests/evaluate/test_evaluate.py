@@ -1,0 +1,188 @@
+"""``warp-cuda-ir evaluate`` end to end: real compilers, real child processes, one small built folder."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+
+import pyarrow.parquet as pq
+import pytest
+
+from builder.cli import main
+from tests.conftest import has_cuda
+from tests.evaluate import mutations as M
+
+CASES = ("reference", "reformatted", "constant_changed", "syntax_error", "stores_zeros")
+
+
+def _rows(folder, config: str, split: str = "test") -> list[dict]:
+    return [r for p in sorted((folder / config).glob(f"{split}-*.parquet")) for r in pq.read_table(p).to_pylist()]
+
+
+def _write(path, preds: list[dict]) -> None:
+    path.write_text("".join(json.dumps(p) + "\n" for p in preds))
+
+
+def _predictions(rows: list[dict]) -> tuple[list[dict], list[str]]:
+    """Every case for every row, then an infinite loop, an #include and an out-of-bounds store; returns (lines,
+    case of each line)."""
+    lines, cases = [], []
+    make = {
+        "reference": lambda ir: ir,
+        "reformatted": M.reformatted,
+        "constant_changed": M.constant_changed,
+        "syntax_error": M.syntax_error,
+        "stores_zeros": M.stores_zeros,
+    }
+    for r in rows:
+        for case in CASES:
+            lines.append({"id": r["id"], "ir": make[case](r["ir"])})
+            cases.append(case)
+    lines.append({"id": rows[0]["id"], "ir": M.infinite_loop(rows[0]["ir"])})
+    cases.append("infinite_loop")
+    lines.append({"id": rows[1]["id"], "ir": M.with_include(rows[1]["ir"])})
+    cases.append("include")
+    lines.append({"id": rows[1]["id"], "ir": M.out_of_bounds(rows[1]["ir"])})
+    cases.append("out_of_bounds")
+    return lines, cases
+
+
+def _evaluate(folder, tmp, config: str, extra: tuple[str, ...] = ()) -> tuple[int, dict, list[str]]:
+    rows = _rows(folder, config)
+    lines, cases = _predictions(rows)
+    pred, out = tmp / "pred.jsonl", tmp / "report.json"
+    _write(pred, lines)
+    argv = ["evaluate", "--data", str(folder), "--config", config, "--split", "test"]
+    rc = main([*argv, "--predictions", str(pred), "--out", str(out), "--num-proc", "2", *extra])
+    return rc, json.loads(out.read_text()), cases
+
+
+@pytest.fixture(scope="module")
+def cpu_report(folder, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("eval_cpu")
+    scratch = tmp / "tmpdir"
+    scratch.mkdir()
+    saved, tempfile.tempdir = tempfile.tempdir, str(scratch)  # where the evaluator's work directory goes
+    try:
+        result = _evaluate(folder, tmp, "cpu", ("--timeout", "20"))
+    finally:
+        tempfile.tempdir = saved
+    # multiprocessing's own directory (the fork server's socket) lives until the interpreter exits, by design
+    return (*result, sorted(p.name for p in scratch.iterdir() if not p.name.startswith("pymp-")))
+
+
+@pytest.fixture(scope="module")
+def cuda_report(folder, tmp_path_factory):
+    return _evaluate(folder, tmp_path_factory.mktemp("eval_cuda"), "cuda-forward", ("--timeout", "60"))
+
+
+def _by_case(report: dict, cases: list[str]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for case, result in zip(cases, report["results"]):
+        out.setdefault(case, []).append(result)
+    return out
+
+
+def test_cpu_report_shape(cpu_report):
+    rc, rep, cases, _ = cpu_report
+    assert rc == 0
+    assert (rep["config"], rep["split"], rep["rows"], rep["predictions"]) == ("cpu", "test", 2, len(cases))
+    assert [r["sample"] for r in rep["results"][:6]] == [0, 1, 2, 3, 4, 0]  # per-id sample numbers, file order
+    assert set(rep["by_category"]) and all(s["predictions"] for s in rep["by_category"].values())
+    # row 0: 6 samples (5 cases + the loop), row 1: 7 (5 + the include + out of bounds); 2 functional in each
+    assert set(rep["pass_at_k"]) == {"1", "5"}
+    assert rep["pass_at_k"]["1"] == pytest.approx((2 / 6 + 2 / 7) / 2)
+    assert rep["pass_at_k"]["5"] == pytest.approx((1.0 + (1 - 1 / 21)) / 2)  # 1 - C(n-c,5)/C(n,5)
+
+
+def test_cpu_reference_scores_one(cpu_report):
+    _, rep, cases, _ = cpu_report
+    for r in _by_case(rep, cases)["reference"]:
+        assert (r["exact_match"], r["compiled"], r["functional"], r["reason"]) == (True, True, True, "")
+
+
+def test_cpu_reformatted_is_exact(cpu_report):
+    _, rep, cases, _ = cpu_report
+    for r in _by_case(rep, cases)["reformatted"]:
+        assert (r["exact_match"], r["compiled"], r["functional"]) == (True, True, True)
+
+
+@pytest.mark.parametrize("case", ["constant_changed", "stores_zeros"])
+def test_cpu_wrong_values_compile_but_fail(cpu_report, case):
+    _, rep, cases, _ = cpu_report
+    for r in _by_case(rep, cases)[case]:
+        assert (r["exact_match"], r["compiled"], r["functional"], r["reason"]) == (False, True, False, "wrong output")
+        assert "max_abs_err" in r["detail"]
+
+
+def test_cpu_syntax_error_does_not_compile(cpu_report):
+    _, rep, cases, _ = cpu_report
+    for r in _by_case(rep, cases)["syntax_error"]:
+        assert (r["compiled"], r["functional"], r["reason"]) == (False, False, "compile error")
+        assert "error: expected" in r["detail"] and "/" not in r["detail"]  # the compiler's line, no paths
+
+
+def test_cpu_infinite_loop_times_out_and_evaluation_goes_on(cpu_report):
+    _, rep, cases, _ = cpu_report
+    (r,) = _by_case(rep, cases)["infinite_loop"]
+    assert (r["compiled"], r["functional"], r["reason"]) == (True, False, "timeout")
+    assert rep["failures"]["timeout"] == 1
+
+
+def test_cpu_include_is_rejected_statically(cpu_report):
+    _, rep, cases, _ = cpu_report
+    (r,) = _by_case(rep, cases)["include"]
+    assert (r["compiled"], r["functional"], r["reason"]) == (False, False, "static: #include")
+
+
+def test_cpu_out_of_bounds_store_crashes_the_child_only(cpu_report):
+    _, rep, cases, _ = cpu_report
+    (r,) = _by_case(rep, cases)["out_of_bounds"]
+    assert (r["compiled"], r["functional"], r["reason"]) == (True, False, "crashed (SIGSEGV)")
+
+
+def test_cpu_rates_and_failures(cpu_report):
+    _, rep, cases, _ = cpu_report
+    n = len(cases)
+    assert n == 13
+    assert rep["exact_match"] == pytest.approx(4 / n)
+    assert rep["compiled"] == pytest.approx(10 / n)  # all but 2 syntax errors and the include
+    assert rep["functional"] == pytest.approx(4 / n)
+    assert rep["failures"] == {
+        "wrong output": 4,
+        "compile error": 2,
+        "timeout": 1,
+        "static: #include": 1,
+        "crashed (SIGSEGV)": 1,
+    }
+
+
+def test_cuda_compile_stage(cuda_report):
+    rc, rep, cases = cuda_report
+    assert rc == 0
+    by = _by_case(rep, cases)
+    for case in ("reference", "reformatted", "constant_changed", "stores_zeros", "infinite_loop", "out_of_bounds"):
+        assert all(r["compiled"] for r in by[case]), case
+    assert not any(r["compiled"] for r in by["syntax_error"] + by["include"])
+    assert [r["reason"] for r in by["syntax_error"]] == ["compile error"] * 2
+    assert all("error: expected" in r["detail"] for r in by["syntax_error"])
+    if not has_cuda():
+        assert rep["functional"] is None and rep["functional_evaluated"] is False
+        assert all(r["functional"] is None for r in rep["results"] if r["compiled"])
+        assert rep["pass_at_k"] == {"1": None, "5": None}
+        assert rep["compile_pass_at_k"]["1"] == pytest.approx((5 / 6 + 5 / 7) / 2)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not has_cuda(), reason="no CUDA GPU visible to Warp")
+def test_cuda_functional_on_gpu(cuda_report):
+    _, rep, cases = cuda_report
+    by = _by_case(rep, cases)
+    assert all(r["functional"] for r in by["reference"] + by["reformatted"])
+    wrong = by["constant_changed"] + by["stores_zeros"] + by["infinite_loop"] + by["out_of_bounds"]
+    assert not any(r["functional"] for r in wrong)
+
+
+def test_cpu_evaluation_leaves_no_files(cpu_report):
+    *_, left = cpu_report
+    assert left == []  # children were killed (timeout, crash) yet their work directories went too

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from builder.dataset import interrupts
 from builder.dataset.engines import MAX_RETRIES
 from builder.dataset.shards import ShardJob, run_shard
-from builder.errors import ConfigError, ShardFailed, TransientError
+from builder.errors import ConfigError, GPURequired, ShardFailed, TransientError
 
 POLL = 0.5
 CANCEL_WAIT = 30.0
@@ -44,6 +44,9 @@ class RayEngine:
         remote = self.ray.remote(num_cpus=1, max_calls=1, max_retries=MAX_RETRIES, retry_exceptions=[TransientError])
         self.task = remote(_shard_task)
         if gpu:
+            if self.ray.cluster_resources().get("GPU", 0) < 1:  # the tasks would wait forever for one
+                self.close()
+                raise GPURequired("config 'gpu-verified' on this Ray cluster")
             self.task = self.task.options(num_gpus=1)
 
     def slots(self) -> int:

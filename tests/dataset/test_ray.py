@@ -118,3 +118,25 @@ def test_gpu_verified_asks_the_cluster_for_a_gpu(cluster, tmp_path):
     last = r.stderr.strip().splitlines()[-1]
     assert last.startswith("warp-cuda-ir: error: config 'gpu-verified' on this Ray cluster requires a CUDA GPU")
     assert not (tmp_path / "o").exists() and not list(tmp_path.glob(".o.*"))
+
+
+def test_sigterm_stops_a_ray_build_and_leaves_nothing(cluster, tmp_path):
+    """The driver cancels its tasks; workers killed mid-shard kept their scratch in the build's work directory."""
+    import signal
+    import time
+
+    from tests.dataset.helpers import leftovers, start
+
+    args = ["--num-train", "40", "--num-validation", "0", "--num-test", "0", "--configs", "cpu", "--verify", "compile"]
+    proc = start(
+        tmp_path, "--engine", "ray", "--address", cluster, "--out", str(tmp_path / "o"), *args, "--rows-per-shard", "4"
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and not list(tmp_path.glob(".o.partial-*/.done/*")):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines()[-1] == "warp-cuda-ir: interrupted (SIGTERM); nothing was written"
+    time.sleep(2)  # cancelled workers are gone before the driver removes the folders they wrote into
+    assert not (tmp_path / "o").exists() and leftovers(tmp_path) == []

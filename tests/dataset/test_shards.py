@@ -95,3 +95,20 @@ def test_fsspec_urls_get_the_same_files(tmp_path):
         assert main(["build", "--out", url, *SMALL]) == 2  # exists: needs --overwrite
     finally:
         fsspec.filesystem("memory").rm("/warp_cuda_ir_test", recursive=True)
+
+
+def test_progress_shows_totals_rate_and_eta_and_ends_with_a_summary():
+    import io
+
+    from builder.dataset.progress import Progress
+
+    shards = plan(BuildOptions(config="cpu", num_train=600, num_validation=10, num_test=0))
+    stream = io.StringIO()
+    p = Progress(shards, configs=2, engine="local", stream=stream)
+    p.start -= 10  # ten seconds in
+    p.finished(shards[0])
+    line = p.line()
+    assert line.startswith("warp-cuda-ir: train 1/3 shards, validation 0/1 shards; ")
+    assert "rows/s x 2 configs; ETA 0:00:" in line  # 200 rows in 10 s: 410 rows left, about 20 s
+    p.summary()
+    assert stream.getvalue().strip().splitlines()[-1].startswith("warp-cuda-ir: built 1 shards, 200 rows x 2 configs")

@@ -31,9 +31,7 @@ class BuildOptions:
     num_validation: int = _opt(DEFAULT_SIZES["num_validation"], "rows in the validation split")
     num_test: int = _opt(DEFAULT_SIZES["num_test"], "rows in the test split")
     categories: tuple[str, ...] = _opt(CATEGORIES, "comma-separated generation policies, cycled over the rows")
-    num_shards: int = _opt(
-        0, "Parquet shards per split; 0 sizes them by --rows-per-shard (a fixed count: min(this, rows))"
-    )
+    num_shards: int = _opt(0, "Parquet shards per split (at most one per row); 0 sizes them by --rows-per-shard")
     rows_per_shard: int = _opt(
         250,
         "rows per Parquet shard when --num-shards is 0. A shard is the unit of parallel work: a build uses at "

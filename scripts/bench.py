@@ -9,7 +9,9 @@
 (e) resident memory while one process generates ``--memory-rows`` cuda-backward rows (``--memory-verify``,
     default none; ``execute`` also compiles and runs every kernel on the CPU);
 (f) generator statistics over ``--stats-rows`` train rows (programs only, no Warp): distinct normalized
-shapes in the first 1,000, mean non-empty Python lines, distinct Warp builtins overall.
+shapes in the first 1,000, mean non-empty Python lines, distinct Warp builtins overall;
+(g) ``--only ray``: the same build with ``--engine local --num-proc 2`` and ``--engine ray`` on two 1-CPU local
+Ray nodes, the wall-time ratio, the scheduling overhead per shard, and whether the folders are byte-identical.
 Prints Markdown tables.
 """
 
@@ -128,8 +130,14 @@ def main() -> None:
     ap.add_argument("--memory-verify", choices=("none", "execute"), default="none")
     ap.add_argument("--scaling-rows", type=int, default=240)
     ap.add_argument("--stats-rows", type=int, default=10000)
-    ap.add_argument("--only", choices=("memory", "stats"), help="just (e) or just (f), without the timed runs")
+    ap.add_argument("--only", choices=("memory", "stats", "ray"), help="just (e), (f) or (g), without the rest")
+    ap.add_argument("--ray-rows", type=int, default=96, help="(g): train rows of the engine comparison")
+    ap.add_argument("--ray-rows-per-shard", type=int, default=8, help="(g): rows per shard")
+    ap.add_argument("--ray-verify", choices=("none", "compile", "execute"), default="compile")
     args = ap.parse_args()
+    if args.only == "ray":
+        print(engine_comparison(args.ray_rows, args.ray_rows_per_shard, args.ray_verify))
+        return
     if args.only == "stats":
         print("| generator statistic | value |\n|---|---|\n" + generator_stats(args.stats_rows))
         return
@@ -172,6 +180,69 @@ def main() -> None:
     print_memory(memory, args.memory_verify)
     print("\n| generator statistic | value |\n|---|---|\n" + stats)
     print(f"\npeak RSS of the benchmark process: {rss:.0f} MiB (rows={n}, scaling rows={ns}, execute rows={m})")
+
+
+def engine_comparison(n: int, rows_per_shard: int, verify_level: str) -> str:
+    """(g) The same build with ``--engine local --num-proc 2`` and ``--engine ray`` on two 1-CPU local nodes."""
+    from ray.cluster_utils import Cluster
+
+    from builder.cli import main as cli
+
+    argv = ["build", "--num-train", str(n), "--num-validation", "0", "--num-test", "0", "--configs", "cpu"]
+    argv += ["--verify", verify_level, "--rows-per-shard", str(rows_per_shard)]
+    shards = -(-n // rows_per_shard)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        t_local, rc = timed(lambda: cli([*argv, "--num-proc", "2", "--out", str(out / "local")]))
+        assert rc == 0
+        t_up, cluster = timed(lambda: _two_nodes(Cluster))
+        try:
+            ray_argv = [*argv, "--engine", "ray", "--address", cluster.address, "--out", str(out / "ray")]
+            t_ray, rc = timed(lambda: cli(ray_argv))
+            assert rc == 0
+            per_task = _task_overhead(cluster.address, 2 * shards)
+        finally:
+            cluster.shutdown()
+        same = _tree(out / "local") == _tree(out / "ray")
+    return (
+        f"| (g) {n} cpu rows, {shards} shards, verify={verify_level} | seconds | rows/s |\n|---|---|---|\n"
+        f"| local engine, --num-proc 2 | {t_local:.1f} | {n / t_local:.2f} |\n"
+        f"| ray engine, 2 local nodes x 1 CPU | {t_ray:.1f} | {n / t_ray:.2f} |\n"
+        f"| ray / local wall time | {t_ray / t_local:.2f} | |\n"
+        f"| ray scheduling overhead per shard (no-op task, warm workers) | {per_task:.3f} | |\n"
+        f"| cluster start (not in the ray time) | {t_up:.1f} | |\n"
+        f"| byte-identical folders | {same} | |"
+    )
+
+
+def _two_nodes(cluster_cls):
+    c = cluster_cls(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    c.add_node(num_cpus=1)
+    c.wait_for_nodes()
+    return c
+
+
+def _task_overhead(address: str, tasks: int) -> float:
+    """Seconds per task of a no-op task on warm workers (as shard tasks run after each worker's first)."""
+    import ray
+
+    @ray.remote(num_cpus=1)
+    def noop() -> int:
+        import builder.dataset.shards  # noqa: F401 - imported once per worker, as a shard task does
+
+        return 0
+
+    ray.init(address=address, include_dashboard=False, configure_logging=False)
+    try:
+        ray.get([noop.remote() for _ in range(2)])  # warm-up
+        t, _ = timed(lambda: ray.get([noop.remote() for _ in range(tasks)]))
+    finally:
+        ray.shutdown()
+    return t * 2 / tasks  # two nodes run two at a time
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def print_memory(memory: list[tuple[int, float]], verify_level: str) -> None:

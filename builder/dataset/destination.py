@@ -22,16 +22,19 @@ class LocalDestination:
         self.given = out
         self.path = Path(os.path.abspath(local_path(out)))
         self._check(overwrite)
-        parent = self.path.parent
+        self.resume = resume
         suffix = key if resume else uuid.uuid4().hex[:8]
-        self.staging = parent / f".{self.path.name}.partial-{suffix}"
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-            self.staging.mkdir(exist_ok=resume)
-        except OSError as exc:
-            raise OutputUnusable(f"cannot write the output folder {out!r}: {exc.strerror or exc}") from None
+        self.staging = self.path.parent / f".{self.path.name}.partial-{suffix}"
         self.spec = str(self.staging)
         self.store = LocalStore(self.staging)
+
+    def create(self) -> None:
+        """Called inside the build's try block, so a signal landing right after it still finds it cleaned up."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.staging.mkdir(exist_ok=self.resume)
+        except OSError as exc:
+            raise OutputUnusable(f"cannot write the output folder {self.given!r}: {exc.strerror or exc}") from None
 
     def _check(self, overwrite: bool) -> None:
         p = self.path
@@ -71,9 +74,14 @@ class UrlDestination:
         except (ImportError, ValueError) as exc:
             raise OutputUnusable(f"cannot write to {out!r}: {exc}") from None
         self.spec = out
-        if not self.store.is_empty() and not resume:
-            if not overwrite:
-                raise OutputExists(f"output {out!r} exists and is not empty; pass --overwrite to replace it")
+        self.replace = not self.store.is_empty() and not resume
+        if self.replace and not overwrite:
+            raise OutputExists(f"output {out!r} exists and is not empty; pass --overwrite to replace it")
+        self.created = False
+
+    def create(self) -> None:
+        self.created = True
+        if self.replace:
             self.store.remove_all()
 
     def local_folder(self) -> None:
@@ -83,7 +91,8 @@ class UrlDestination:
         pass  # manifest.json, written last, marks the folder complete
 
     def discard(self) -> None:
-        self.store.remove_all()
+        if self.created:  # never what was there before this build was allowed to replace it
+            self.store.remove_all()
 
     def kept(self) -> str:
         return self.spec

@@ -11,6 +11,7 @@ import os
 import shutil
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 from builder.config import BuildOptions
@@ -24,14 +25,18 @@ from builder.warp_backend import codegen
 WARN_ABOVE = 3600.0  # seconds: a build expected to run longer says so before it starts
 
 
-def make_engine(name: str, num_proc: int, address: str | None, options: list[BuildOptions]):
+def make_engine(name: str, num_proc: int, address: str | None, options: list[BuildOptions], worker_tmp: Path):
+    """Workers keep their temporary files (evidence, Warp's compiler scratch) in ``worker_tmp``, inside the build's
+    work directory, so one stopped mid-shard leaves nothing behind; Ray workers on another machine, where it does
+    not exist, fall back to their default."""
     if name == "ray":
         from builder.dataset.engines.ray import RayEngine
 
-        return RayEngine(address, gpu=any(o.config == "gpu-verified" for o in options))
+        gpu = any(o.config == "gpu-verified" for o in options)
+        return RayEngine(address, gpu=gpu, env={"TMPDIR": str(worker_tmp)})
     from builder.dataset.engines.local import LocalEngine
 
-    return LocalEngine(num_proc)
+    return LocalEngine(num_proc, env={"TMPDIR": str(worker_tmp)})
 
 
 def build_folder(
@@ -44,14 +49,18 @@ def build_folder(
     address: str | None = None,
     resume: bool = False,
 ) -> dict[str, dict[str, int]]:
-    dest = open_destination(str(out), manifest.build_key(options), overwrite, resume)
-    work = Path(tempfile.mkdtemp(prefix="warp_cuda_ir_build_"))
-    saved_cache = os.environ.get(codegen.KERNEL_CACHE_ENV)
+    dest = open_destination(str(out), manifest.build_key(options), overwrite, resume)  # checks; writes nothing
+    # named before it exists, so the cleanup below knows it whenever a signal lands
+    work = Path(tempfile.gettempdir()) / f"warp_cuda_ir_build_{uuid.uuid4().hex[:12]}"
+    saved_env = {k: os.environ.get(k) for k in (codegen.KERNEL_CACHE_ENV,)}
     done = False
     try:
+        dest.create()
+        work.mkdir(mode=0o700)
         os.environ[codegen.KERNEL_CACHE_ENV] = str(work / "kernel_cache")  # inherited by worker processes
+        (work / "tmp").mkdir()
         codegen.init()  # prints Warp's no-CUDA-driver warning here, once; workers initialise silently
-        runner = make_engine(engine, num_proc, address, options)
+        runner = make_engine(engine, num_proc, address, options, work / "tmp")
         try:
             evidence = str(work / "evidence") if engine == "local" else None
             records = _run(options, dest, runner, evidence, resume)
@@ -65,10 +74,8 @@ def build_folder(
             exc.detail = f"finished shards kept in {dest.kept()}; run the same command with --resume to continue"
         raise
     finally:
-        if saved_cache is None:
-            os.environ.pop(codegen.KERNEL_CACHE_ENV, None)
-        else:
-            os.environ[codegen.KERNEL_CACHE_ENV] = saved_cache
+        for k, v in saved_env.items():
+            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
         if not done and not resume:
             dest.discard()
         shutil.rmtree(work, ignore_errors=True)

@@ -1,17 +1,31 @@
-"""``--engine ray`` on a real two-node local Ray cluster: the same bytes as the local engine, through faults."""
+"""``--engine ray`` on a real two-node local Ray cluster: the same bytes as the local engine, through faults.
 
-import os
+The cluster and every build run in subprocesses: a process that has loaded Ray keeps its threads, and the
+datasets builder tests fork worker processes later in the same session.
+"""
+
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-ray = pytest.importorskip("ray")
-cluster_utils = pytest.importorskip("ray.cluster_utils")
+from tests.dataset.helpers import env_for, run
 
-from builder.cli import main  # noqa: E402
+pytest.importorskip("ray")
 
 BUILD = ["--num-train", "6", "--num-validation", "2", "--num-test", "2", "--rows-per-shard", "3", "--verify", "none"]
 CONFIGS = ["--configs", "cpu,cuda-forward"]
+CLUSTER = """
+import sys
+from ray.cluster_utils import Cluster
+c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+c.add_node(num_cpus=1)
+c.wait_for_nodes()
+print(c.address, flush=True)
+sys.stdin.read()
+c.shutdown()
+"""
 
 
 @pytest.fixture(scope="module")
@@ -20,29 +34,28 @@ def faults(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def cluster(faults):
-    """Two nodes of one CPU each; workers inherit the fault directory from the environment they start in."""
-    saved = os.environ.get("WARP_CUDA_IR_FAULTS")
-    os.environ["WARP_CUDA_IR_FAULTS"] = str(faults)
-    c = cluster_utils.Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
-    c.add_node(num_cpus=1)
-    c.wait_for_nodes()
-    yield c
-    if ray.is_initialized():
-        ray.shutdown()
-    c.shutdown()
-    if saved is None:
-        os.environ.pop("WARP_CUDA_IR_FAULTS", None)
-    else:
-        os.environ["WARP_CUDA_IR_FAULTS"] = saved
+def cluster(faults, tmp_path_factory):
+    """Two nodes of one CPU each; their workers inherit the fault directory from the environment."""
+    home = tmp_path_factory.mktemp("cluster")
+    env = env_for(home, WARP_CUDA_IR_FAULTS=str(faults))
+    env.pop("TMPDIR")  # Ray's own session files go where Ray keeps them
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLUSTER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=home
+    )
+    address = proc.stdout.readline().strip()
+    assert address, "the cluster did not start"
+    yield address
+    proc.stdin.close()
+    proc.wait(timeout=120)
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory) -> Path:
     """The local engine's folder, built once."""
-    out = tmp_path_factory.mktemp("local") / "o"
-    assert main(["build", "--out", str(out), *BUILD, *CONFIGS]) == 0
-    return out
+    home = tmp_path_factory.mktemp("local")
+    r = run(home, "--out", str(home / "o"), *BUILD, *CONFIGS)
+    assert r.returncode == 0, r.stderr
+    return home / "o"
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -55,39 +68,75 @@ def _same(a: Path, b: Path) -> None:
     assert [k for k in fa if fa[k] != fb[k]] == []
 
 
-def _ray_build(cluster, out: Path, *extra: str) -> int:
-    return main(["build", "--engine", "ray", "--address", cluster.address, "--out", str(out), *BUILD, *CONFIGS, *extra])
+def _ray_build(address: str, tmp_path: Path, *extra: str, configs=CONFIGS):
+    out = str(tmp_path / "o")
+    return run(tmp_path, "--engine", "ray", "--address", address, "--out", out, *BUILD, *configs, *extra)
 
 
-def test_ray_build_is_byte_identical_to_the_local_one(cluster, reference, tmp_path, capsys):
-    out = tmp_path / "o"
-    assert _ray_build(cluster, out) == 0
-    _same(reference, out)
-    assert "engine ray" in capsys.readouterr().err
-    assert (out / "manifest.json").exists() and not (out / ".done").exists()
+def _hidden(tmp_path: Path) -> list[str]:
+    return [p.name for p in tmp_path.rglob("*") if p.name.startswith(".")]
+
+
+def test_ray_build_is_byte_identical_to_the_local_one(cluster, reference, tmp_path):
+    r = _ray_build(cluster, tmp_path)
+    assert r.returncode == 0, r.stderr
+    _same(reference, tmp_path / "o")
+    assert "engine ray" in r.stderr
+    assert _hidden(tmp_path) == []
 
 
 def test_killed_worker_and_transient_error_are_retried_to_the_same_bytes(cluster, reference, faults, tmp_path):
     kill, transient = faults / "kill@train-00001-of-00002", faults / "transient@validation-00000-of-00001"
     kill.touch()
     transient.touch()
-    out = tmp_path / "o"
-    assert _ray_build(cluster, out) == 0
+    r = _ray_build(cluster, tmp_path)
+    assert r.returncode == 0, r.stderr
     assert not kill.exists() and not transient.exists()  # both faults fired (their first attempts took them)
-    _same(reference, out)
-    assert [p for p in tmp_path.rglob("*") if p.name.startswith(".")] == []  # no temporary or partial file
+    _same(reference, tmp_path / "o")
+    assert _hidden(tmp_path) == []  # no temporary, partial or duplicate file
 
 
-def test_resume_after_a_stopped_build_reuses_finished_shards(cluster, reference, faults, tmp_path, capsys):
+def test_resume_after_a_stopped_build_reuses_finished_shards(cluster, reference, faults, tmp_path):
     """A local --resume build stops at a bug in one shard; a Ray --resume run finishes it from where it was."""
     (faults / "bug@test-00000-of-00001").touch()
-    out = tmp_path / "o"
-    assert main(["build", "--out", str(out), *BUILD, *CONFIGS, "--resume"]) == 1
-    assert "injected fault" in capsys.readouterr().err
+    first = run(tmp_path, "--out", str(tmp_path / "o"), *BUILD, *CONFIGS, "--resume", WARP_CUDA_IR_FAULTS=str(faults))
+    assert first.returncode == 1 and "injected fault" in first.stderr, first.stderr
     (staging,) = tmp_path.glob(".o.partial-*")
     done = sorted(p.name for p in (staging / ".done").iterdir())
     assert done == ["train-00000-of-00002.json", "train-00001-of-00002.json", "validation-00000-of-00001.json"]
-    assert _ray_build(cluster, out, "--resume") == 0
-    assert "(3 reused)" in capsys.readouterr().err
-    _same(reference, out)
+    again = _ray_build(cluster, tmp_path, "--resume")
+    assert again.returncode == 0, again.stderr
+    assert "(3 reused)" in again.stderr
+    _same(reference, tmp_path / "o")
     assert not list(tmp_path.glob(".o.*"))
+
+
+def test_gpu_verified_asks_the_cluster_for_a_gpu(cluster, tmp_path):
+    """Its shards are scheduled with num_gpus=1; a cluster without GPUs is told apart at once, not waited on."""
+    r = _ray_build(cluster, tmp_path, configs=["--configs", "gpu-verified"])
+    assert r.returncode == 2, r.stderr
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("warp-cuda-ir: error: config 'gpu-verified' on this Ray cluster requires a CUDA GPU")
+    assert not (tmp_path / "o").exists() and not list(tmp_path.glob(".o.*"))
+
+
+def test_sigterm_stops_a_ray_build_and_leaves_nothing(cluster, tmp_path):
+    """The driver cancels its tasks; workers killed mid-shard kept their scratch in the build's work directory."""
+    import signal
+    import time
+
+    from tests.dataset.helpers import leftovers, start
+
+    args = ["--num-train", "40", "--num-validation", "0", "--num-test", "0", "--configs", "cpu", "--verify", "compile"]
+    proc = start(
+        tmp_path, "--engine", "ray", "--address", cluster, "--out", str(tmp_path / "o"), *args, "--rows-per-shard", "4"
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and not list(tmp_path.glob(".o.partial-*/.done/*")):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines()[-1] == "warp-cuda-ir: interrupted (SIGTERM); nothing was written"
+    time.sleep(2)  # cancelled workers are gone before the driver removes the folders they wrote into
+    assert not (tmp_path / "o").exists() and leftovers(tmp_path) == []

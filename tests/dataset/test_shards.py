@@ -77,6 +77,7 @@ def test_sigterm_with_resume_keeps_finished_shards_and_the_rerun_matches_a_fresh
     assert f"({len(records) - 1} reused)" in again.stderr
     fresh = run(tmp_path, "--out", str(tmp_path / "fresh"), *args)
     assert fresh.returncode == 0, fresh.stderr
+    assert fresh.returncode == 0, fresh.stderr
     assert _files(out) == _files(tmp_path / "fresh")
     assert leftovers(tmp_path) == []
 
@@ -95,3 +96,36 @@ def test_fsspec_urls_get_the_same_files(tmp_path):
         assert main(["build", "--out", url, *SMALL]) == 2  # exists: needs --overwrite
     finally:
         fsspec.filesystem("memory").rm("/warp_cuda_ir_test", recursive=True)
+
+
+def test_progress_shows_totals_rate_and_eta_and_ends_with_a_summary():
+    import io
+
+    from builder.dataset.progress import Progress
+
+    shards = plan(BuildOptions(config="cpu", num_train=600, num_validation=10, num_test=0))
+    stream = io.StringIO()
+    p = Progress(shards, configs=2, engine="local", stream=stream)
+    p.start -= 10  # ten seconds in
+    p.finished(shards[0])
+    line = p.line()
+    assert line.startswith("warp-cuda-ir: train 1/3 shards, validation 0/1 shards; ")
+    assert "rows/s x 2 configs; ETA 0:00:" in line  # 200 rows in 10 s: 410 rows left, about 20 s
+    p.summary()
+    assert stream.getvalue().strip().splitlines()[-1].startswith("warp-cuda-ir: built 1 shards, 200 rows x 2 configs")
+
+
+def test_a_worker_killed_mid_shard_is_replaced_and_the_bytes_do_not_change(tmp_path):
+    """Local pool: the dead worker's pool is replaced and its shard built again; its half-written file is gone."""
+    faults = tmp_path / "faults"
+    faults.mkdir()
+    (faults / "kill@train-00000-of-00002").touch()
+    (faults / "transient@test-00000-of-00001").touch()
+    args = [*SMALL, "--rows-per-shard", "3"]
+    r = run(tmp_path, "--out", str(tmp_path / "o"), *args, "--num-proc", "2", WARP_CUDA_IR_FAULTS=str(faults))
+    assert r.returncode == 0, r.stderr
+    assert list(faults.iterdir()) == []  # both fired
+    fresh = run(tmp_path, "--out", str(tmp_path / "fresh"), *args)
+    assert fresh.returncode == 0, fresh.stderr
+    assert _files(tmp_path / "o") == _files(tmp_path / "fresh")
+    assert leftovers(tmp_path) == []

@@ -7,6 +7,7 @@ that dies takes its pool with it, and the unfinished shards go to a fresh pool (
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -22,8 +23,9 @@ POLL = 0.5  # seconds between checks for a signal whose exception was dropped
 class LocalEngine:
     name = "local"
 
-    def __init__(self, num_proc: int):
+    def __init__(self, num_proc: int, env: dict[str, str]):
         self.num_proc = num_proc
+        self.env = env  # set in the workers' environment (this process keeps its own)
 
     def slots(self) -> int:
         return self.num_proc
@@ -37,7 +39,7 @@ class LocalEngine:
             return
         left, deaths = list(jobs), 0
         while left:
-            left = _pool_round(left, min(self.num_proc, len(left)), on_done)
+            left = _pool_round(left, min(self.num_proc, len(left)), on_done, self.env)
             if left:
                 deaths += 1
                 if deaths > MAX_RETRIES:
@@ -61,9 +63,11 @@ def _with_retries(job: ShardJob) -> dict:
     raise AssertionError("unreachable")
 
 
-def _pool_round(jobs: list[ShardJob], n: int, on_done) -> list[ShardJob]:
+def _pool_round(jobs: list[ShardJob], n: int, on_done, env: dict[str, str]) -> list[ShardJob]:
     """Run ``jobs`` on a pool of ``n``; return the jobs left unfinished if a worker died."""
-    pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(
+        n, mp_context=multiprocessing.get_context("spawn"), initializer=_set_env, initargs=(env,)
+    )
     pending: dict = {}
     try:
         with interrupts.blocked_for_children():  # workers are spawned inside submit()
@@ -89,6 +93,13 @@ def _pool_round(jobs: list[ShardJob], n: int, on_done) -> list[ShardJob]:
         return []
     finally:
         _stop(pool)
+
+
+def _set_env(env: dict[str, str]) -> None:
+    import tempfile
+
+    os.environ.update(env)
+    tempfile.tempdir = None  # recomputed from the new TMPDIR
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:

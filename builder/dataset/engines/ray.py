@@ -8,12 +8,13 @@ A ``GeneratorBug`` is not retried: it stops the build with the row's coordinates
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 
 from builder.dataset import interrupts
 from builder.dataset.engines import MAX_RETRIES
 from builder.dataset.shards import ShardJob, run_shard
-from builder.errors import ConfigError, ShardFailed, TransientError
+from builder.errors import ConfigError, GPURequired, ShardFailed, TransientError
 
 POLL = 0.5
 CANCEL_WAIT = 30.0
@@ -34,16 +35,28 @@ def _shard_task(job: ShardJob) -> dict:
 class RayEngine:
     name = "ray"
 
-    def __init__(self, address: str | None, gpu: bool):
+    def __init__(self, address: str | None, gpu: bool, env: dict[str, str]):
         self.ray = _import_ray()
         self.started = not self.ray.is_initialized()
         if self.started:
-            self.ray.init(address=address, include_dashboard=False, configure_logging=False, log_to_driver=True)
-        # max_calls=1: each shard runs in a fresh worker process, so Warp's per-process kernel cache and module
-        # state go with it (removed when it exits), on clusters this build does not own too
-        remote = self.ray.remote(num_cpus=1, max_calls=1, max_retries=MAX_RETRIES, retry_exceptions=[TransientError])
+            ours = {s: signal.getsignal(s) for s in interrupts.SIGNALS}
+            self.ray.init(
+                address=address,
+                include_dashboard=False,
+                configure_logging=False,
+                log_to_driver=True,
+                runtime_env={"env_vars": env},
+            )
+            for s, handler in ours.items():  # a Ray it starts here installs its own SIGTERM handler
+                signal.signal(s, handler)
+        # workers are reused across shards (Warp initialised once per worker); each one's kernel cache is removed
+        # when it exits, and release() empties it of every module as soon as the module is done
+        remote = self.ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=[TransientError])
         self.task = remote(_shard_task)
         if gpu:
+            if self.ray.cluster_resources().get("GPU", 0) < 1:  # the tasks would wait forever for one
+                self.close()
+                raise GPURequired("config 'gpu-verified' on this Ray cluster")
             self.task = self.task.options(num_gpus=1)
 
     def slots(self) -> int:

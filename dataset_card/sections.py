@@ -58,7 +58,10 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, build_options) -> s
     if build_options:
         o = build_options[0]
         seed, sizes, cats, verify = o.seed, [o.num_train, o.num_validation, o.num_test], o.categories, o.verify
-        shards = o.num_shards
+        default_rps = type(o).__dataclass_fields__["rows_per_shard"].default
+        shards = f"--num-shards {o.num_shards}" if o.num_shards else ""
+        if not shards and o.rows_per_shard != default_rps:
+            shards = f"--rows-per-shard {o.rows_per_shard}"
         configs = [b.config for b in build_options]
     else:
         t = next(iter(per_config.values()))
@@ -71,15 +74,34 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, build_options) -> s
         train = train if train.num_rows else t
         cats = infer_categories(train.column("index").to_pylist(), train.column("category").to_pylist())
         verify = (t.column("verify").to_pylist() or ["execute"])[0]
-        shards = max((len(fs) for sp in files.values() for fs in sp.values()), default=1)
+        counts = {sp: len(fs) for cfg_files in files.values() for sp, fs in cfg_files.items()}
+        shards = _shard_flag({s: (n, counts[s]) for s, n in zip(SPLITS, sizes) if s in counts})
     cmd = [
         f"warp-cuda-ir build --configs {','.join(configs)} --seed {seed}",
         f"--num-train {sizes[0]} --num-validation {sizes[1]} --num-test {sizes[2]}",
     ]
     if tuple(cats) != tuple(CATEGORIES):
         cmd.append(f"--categories {','.join(cats)}")
-    cmd.append(f"--num-shards {shards} --verify {verify} --out warp_cuda_ir")
+    cmd.append(" ".join(x for x in (shards, f"--verify {verify} --out warp_cuda_ir") if x))
     return " \\\n    ".join(cmd)
+
+
+def _shard_flag(found: dict[str, tuple[int, int]]) -> str:
+    """The flag that reproduces the shard counts found, ``{split: (size, shards)}``: shard boundaries depend only
+    on a split's size and its shard count, so matching the counts pins the bytes."""
+    from builder.config import BuildOptions
+
+    def per_rows(rps: int) -> bool:
+        return all(k == -(-n // rps) for n, k in found.values())
+
+    default_rps = BuildOptions.__dataclass_fields__["rows_per_shard"].default
+    if per_rows(default_rps):
+        return ""
+    if len({k for _, k in found.values()}) == 1:
+        return f"--num-shards {next(iter(found.values()))[1]}"
+    n, k = max(found.values())
+    rps = -(-n // k)
+    return f"--rows-per-shard {rps}" if per_rows(rps) else f"--num-shards {k}"
 
 
 def builder_line() -> str:

@@ -109,3 +109,11 @@ def test_schema_doc_is_generated_from_the_schema():
     from dataset_card.schema_doc import DOC, markdown
 
     assert DOC.read_text() == markdown(), "docs/schema.md is stale: run python -m dataset_card.schema_doc"
+
+
+def test_regenerate_command_reproduces_the_shard_layout():
+    from dataset_card.sections import _shard_flag
+
+    assert _shard_flag({"train": (10_000, 40), "validation": (1_000, 4), "test": (1_000, 4)}) == ""
+    assert _shard_flag({"train": (6, 2), "validation": (2, 2), "test": (2, 2)}) == "--num-shards 2"
+    assert _shard_flag({"train": (1_000, 10), "validation": (200, 2)}) == "--rows-per-shard 100"

@@ -279,5 +279,5 @@ def cuda_available() -> bool:
 
 
 def _kernel_in(source: str) -> str:
-    m = re.search(r"@wp\.kernel\s*\ndef\s+(\w+)", source)
+    m = re.search(r"@wp\.kernel(?:\([^)]*\))?\s*\ndef\s+(\w+)", source)
     return m.group(1) if m else "?"

@@ -15,11 +15,28 @@ import warp as wp
 
 from builder.grammar import wtypes as T
 from builder.grammar.program import Param, Program
+from builder.grammar.scope import ArrayArg
 from builder.grammar.wtypes import WType
 
-WARP_DTYPES = {"float32": wp.float32, "float64": wp.float64, "int32": wp.int32, "int64": wp.int64, "uint32": wp.uint32}
+WARP_DTYPES = {
+    "float16": wp.float16,
+    "float32": wp.float32,
+    "float64": wp.float64,
+    "int8": wp.int8,
+    "int16": wp.int16,
+    "int32": wp.int32,
+    "int64": wp.int64,
+    "uint8": wp.uint8,
+    "uint32": wp.uint32,
+    "uint64": wp.uint64,
+}
 # Tolerances for comparing two devices' results, per output component scalar type.
-TOLERANCES = {"float32": (1e-3, 1e-3), "float64": (1e-9, 1e-9), "int32": (0, 0), "int64": (0, 0), "uint32": (0, 0)}
+TOLERANCES = {
+    "float16": (1e-2, 1e-2),
+    "float32": (1e-3, 1e-3),
+    "float64": (1e-9, 1e-9),
+    **{k: (0, 0) for k in ("int8", "int16", "int32", "int64", "uint8", "uint32")},
+}
 
 
 @dataclass
@@ -42,7 +59,15 @@ def _unit_quats(rng: np.random.Generator, shape) -> np.ndarray:
     return q / np.linalg.norm(q, axis=-1, keepdims=True)
 
 
-def _values(rng: np.random.Generator, t: WType, iv, shape) -> np.ndarray:
+def _offsets(rng: np.random.Generator, shape, total: int) -> np.ndarray:
+    """CSR row offsets: non-decreasing, from 0 to ``total`` (the length of the arrays they index)."""
+    inner = np.sort(rng.integers(0, total + 1, size=shape[0] - 2))
+    return np.concatenate([[0], inner, [total]]).astype(np.int32)
+
+
+def _values(rng: np.random.Generator, t: WType, iv, shape, fill: str = "") -> np.ndarray:
+    if fill == "offsets":
+        return _offsets(rng, shape, int(iv[1]))
     if t.is_int:
         return rng.integers(int(iv[0]), int(iv[1]) + 1, size=shape).astype(np.dtype(t.scalar))
     if t.kind == "quat":
@@ -68,25 +93,31 @@ def _grad_capable(t: WType) -> bool:
 
 def make_args(program: Program, ns: dict, rng: np.random.Generator, device: str):
     args, outs, inits, grad_inputs = [], {}, {}, {}
-    shape = program.launch_shape
     for a in program.args:
+        shape = a.shape if isinstance(a, ArrayArg) and a.shape else program.launch_shape
         if isinstance(a, Param):
             if a.t.kind == "struct":
                 args.append(_struct(rng, program, a.t, ns))
             else:
                 v = _values(rng, a.t, a.iv, ())
-                args.append(warp_dtype(a.t, ns)(v.item()) if a.t.is_float and a.t != T.F32 else v.item())
+                if a.t.kind != "scalar":
+                    args.append(warp_dtype(a.t, ns)(*v.ravel().tolist()))
+                else:
+                    args.append(warp_dtype(a.t, ns)(v.item()) if a.t.is_float and a.t != T.F32 else v.item())
             continue
         dtype, grad = warp_dtype(a.dtype, ns), _grad_capable(a.dtype)
-        if a.role in ("in", "index"):
+        if a.role in ("in", "index", "inout"):
             if a.dtype.kind == "struct":
                 arr = wp.array(
                     [_struct(rng, program, a.dtype, ns) for _ in range(int(np.prod(shape)))], dtype=dtype, device=device
                 ).reshape(shape)
             else:
-                arr = wp.array(_values(rng, a.dtype, a.iv, shape), dtype=dtype, device=device, requires_grad=grad)
+                values = _values(rng, a.dtype, a.iv, shape, a.fill)
+                arr = wp.array(values, dtype=dtype, device=device, requires_grad=grad)
                 if grad:
                     grad_inputs[a.name] = arr
+                if a.role == "inout":  # written in place: an output that starts from its input values
+                    outs[a.name], inits[a.name] = arr, values.copy()
         elif a.role == "out":
             arr = wp.zeros(shape, dtype=dtype, device=device, requires_grad=grad)
             outs[a.name], inits[a.name] = arr, 0.0
@@ -105,7 +136,10 @@ def run(program: Program, kernel, ns: dict, rng: np.random.Generator, device: st
     args, outs, inits, grad_inputs = make_args(program, ns, rng, device)
     tape = wp.Tape()
     with tape:
-        wp.launch(kernel, dim=program.launch_shape, inputs=args, device=device)
+        if program.block_dim:
+            wp.launch_tiled(kernel, dim=program.launch_shape, inputs=args, block_dim=program.block_dim, device=device)
+        else:
+            wp.launch(kernel, dim=program.launch_shape, inputs=args, device=device)
     outputs = {k: v.numpy().copy() for k, v in outs.items()}
     grads = {}
     if backward:
@@ -140,7 +174,10 @@ def assess(r: Run) -> tuple[bool, bool, bool]:
     nondeg = True
     for name, v in r.outputs.items():
         flat = np.asarray(v, dtype=np.float64).reshape(len(v), -1) if v.ndim else v.reshape(1, 1)
-        changed = bool((flat != r.inits[name]).any())
+        init = r.inits[name]
+        changed = bool(
+            (flat != (np.asarray(init, dtype=np.float64).reshape(flat.shape) if np.ndim(init) else init)).any()
+        )
         constant = flat.shape[0] > 1 and bool((flat == flat[0]).all())
         nondeg &= changed and not constant
     grads_ok = all(np.isfinite(np.asarray(g, dtype=np.float64)).all() for g in r.grads.values())

@@ -1,0 +1,111 @@
+"""How much the generated kernels look like real Warp code: generated programs next to Warp's own kernels.
+
+    python scripts/realism.py --rows 300 --seed 23 [--json OUT]
+    python scripts/realism.py --real-only
+    python scripts/realism.py --source-glob 'some/dir/*.py'
+
+Columns: the generated corpus (train rows 0..N-1 of the seed, or the files matching ``--source-glob``, each one
+program), then the installed Warp package's examples, library (``_src``) and tests (one program per kernel).
+Definitions: docs/realism.md. Prints a Markdown table; ``--json`` also writes the columns as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from builder.analysis.realism import Corpus  # noqa: E402
+from builder.analysis.report import markdown, metrics, real_corpora, real_weights  # noqa: E402
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        self.exit(2, f"realism: {message}\n")
+
+
+def _args(argv):
+    p = _Parser(description=__doc__.splitlines()[0])
+    p.add_argument("--rows", type=int, default=300, help="generated train rows to measure (default 300)")
+    p.add_argument("--seed", type=int, default=23)
+    p.add_argument("--json", type=Path, help="also write the columns as JSON to this file")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--real-only", action="store_true", help="measure only the Warp package's own code")
+    which.add_argument("--source-glob", help="measure these Python files instead of generated programs")
+    args = p.parse_args(argv)
+    if args.rows < 1:
+        p.error(f"--rows must be at least 1, got {args.rows!r}")
+    if args.json is not None and not args.json.parent.is_dir():
+        p.error(f"--json folder does not exist: {str(args.json.parent)!r}")
+    return args
+
+
+def _generated(rows: int, seed: int) -> tuple[Corpus, int]:
+    from builder.dataset.records import sample  # imports Warp: only when generating
+    from builder.grammar.policy import CATEGORIES
+
+    corpus = Corpus("generated", whole=True)
+    shapes = set()
+    for index in range(rows):
+        drawn = sample(seed, "train", index, CATEGORIES)
+        corpus.add(drawn.program.source)
+        shapes.add(drawn.normalized_sha256)
+    return corpus, len(shapes)
+
+
+def _globbed(pattern: str) -> Corpus:
+    paths = sorted(glob.glob(pattern, recursive=True))
+    if not paths:
+        raise FileNotFoundError(f"--source-glob matched no files: {pattern!r}")
+    corpus = Corpus("files", whole=True)
+    for path in paths:
+        corpus.add(Path(path).read_text(encoding="utf-8", errors="replace"))
+    return corpus
+
+
+def _write_json(path: Path, columns: dict) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(columns, f, indent=2, sort_keys=True)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def main(argv=None) -> int:
+    args = _args(argv)
+    start = time.perf_counter()
+    real = real_corpora()
+    exlib, every = real_weights(real)
+    columns = {}
+    if args.source_glob:
+        columns["files"] = metrics(_globbed(args.source_glob), exlib, every)
+    elif not args.real_only:
+        corpus, shapes = _generated(args.rows, args.seed)
+        columns[f"generated (seed {args.seed}, {args.rows} rows)"] = metrics(corpus, exlib, every, shapes)
+    for name, corpus in real.items():
+        columns[name] = metrics(corpus, exlib, every)
+    print(markdown(columns))
+    if args.json is not None:
+        _write_json(args.json, columns)
+    print(f"\n({time.perf_counter() - start:.1f} s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except (FileNotFoundError, ValueError) as e:
+        print(f"realism: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -66,7 +66,7 @@ class Gen:
                 f = self.leaf(T.F32, vary)
                 code = f"int({f.code})" if t == T.I32 else f"{t.ctor}({f.code})"
                 return E(code, t, (math.floor(f.iv[0]), math.ceil(f.iv[1])), f.varies)
-            return self.compose(t, 1, vary)
+            return self._built(t, vary)
         if self._readable(t):
             options.append((p.w_read, lambda: self.read(t, avoid)))
         if not vary:
@@ -82,6 +82,20 @@ class Gen:
         if not options:
             return self.read(t, avoid)
         return pick(self.rng, options)
+
+    def _built(self, t: WType, vary: bool) -> E:
+        """A helper's value of a type none of its parameters has, built from its float parameters."""
+        if t.kind == "vec":
+            parts = [self.leaf(T.F32, vary and c == 0) for c in range(t.n)]
+            return E(f"{t.spelling}({', '.join(p.code for p in parts)})", t, T.sym(max(mag(p.iv) for p in parts)), vary)
+        if t.kind == "mat":
+            v = self.leaf(T.VEC[t.n], vary)
+            return E(f"wp.diag({v.code})", t, v.iv, v.varies)
+        if t.kind == "quat":
+            a = self.leaf(T.F32, vary)
+            return E(f"wp.quat_from_axis_angle(wp.vec3(0.0, 0.0, 1.0), {a.code})", t, (-1.0, 1.0), a.varies)
+        p, q = self.leaf(T.VEC[3], vary), self.leaf(T.QUAT)
+        return E(f"wp.transform({p.code}, {q.code})", t, p.iv, p.varies)
 
     def _readable(self, t: WType) -> bool:
         return t.kind != "struct" and t != T.BOOL and t in self.p.types() or t == T.F32

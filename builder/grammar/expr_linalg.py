@@ -34,6 +34,9 @@ def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
         a = g.expr(t, d, va)
         b = g.expr(t, d, vb, avoid=a.code)
         op = rng.choice("+-")
+        atoms = g.k.atoms(a.code)
+        if atoms and atoms == g.k.atoms(b.code):  # a - a is zero whatever the spelling
+            op = "+"
         return E(T.sum_code(a.at(ADD), op, b), t, T.sym(mag(a.iv) + mag(b.iv)), a.varies or b.varies, ADD)
 
     def scale() -> E:
@@ -60,7 +63,7 @@ def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
         return E(f"{t.spelling}({', '.join(p.code for p in parts)})", t, T.sym(b), any(p.varies for p in parts))
 
     def func() -> E:
-        kinds = ["normalize", "cw_mul", "lerp", "neg"] + (["cross", "cross"] if n == 3 else [])
+        kinds = ["normalize", "cw_mul", "cw_div", "lerp", "neg"] + (["cross", "cross"] if n == 3 else [])
         if n == 3 and _has(g, T.QUAT):
             kinds += ["quat_rotate", "quat_rotate", "quat_rotate_inv"]
         if n == 3 and _has(g, T.TRANSFORM):
@@ -75,6 +78,12 @@ def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
         if k == "neg":
             a = g.expr(t, d, vary)
             return E(f"-{a.at(UNARY)}", t, a.iv, a.varies, UNARY)
+        if k == "cw_div":  # component-wise by a positive scale (cell sizes, extents)
+            a = g.expr(t, d, vary)
+            sizes = [g.positive(g.leaf(T.F32), 0.5) for _ in range(n)]
+            den = E(f"{t.spelling}({', '.join(s.code for s in sizes)})", t, (0.5, 4.0))
+            lo = min(s.iv[0] for s in sizes)
+            return E(f"wp.cw_div({a.code}, {den.code})", t, T.sym(mag(a.iv) / lo), a.varies)
         if k in ("cw_mul", "cross"):
             a = g.expr(t, d, va)
             b = g.expr(t, d, vb, avoid=a.code)
@@ -114,7 +123,7 @@ def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
             (p.w_math * 0.6, construct),
             (p.w_math * 1.5, func),
             (p.w_where * 0.5, select),
-            (p.w_call if any(f.ret == t for f in g.funcs) else 0.0, lambda: g.call(t, depth, vary)),
+            (0.0 if g.k.helper else p.w_call, lambda: g.call(t, depth, vary)),
         ],
     )
 
@@ -122,7 +131,7 @@ def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
 def mat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     rng, d, n = g.rng, depth - 1, t.n
     v = T.VEC[n]
-    kinds = ["outer", "transpose", "scale", "add", "skew" if n == 3 else "outer", "inverse", "identity"]
+    kinds = ["outer", "transpose", "scale", "add", "skew" if n == 3 else "outer", "inverse", "identity", "cols", "diag"]
     if n == 3 and _has(g, T.QUAT):
         kinds += ["quat_to_matrix", "quat_to_matrix"]
     k = rng.choice(kinds)
@@ -130,6 +139,16 @@ def mat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     if k == "outer":
         a, b = g.expr(v, d, va), g.expr(v, d, vb)
         return E(f"wp.outer({a.code}, {b.code})", t, T.sym(mag(a.iv) * mag(b.iv)), a.varies or b.varies)
+    if k == "cols":
+        k_vary = rng.randrange(n) if vary else -1
+        cols = [g.expr(v, max(d, 0), i == k_vary) for i in range(n)]
+        how = rng.choice(("cols", "rows"))
+        b = max(mag(c.iv) for c in cols)
+        code = f"wp.matrix_from_{how}({', '.join(c.code for c in cols)})"
+        return E(code, t, T.sym(b), any(c.varies for c in cols))
+    if k == "diag":
+        a = g.expr(v, d, vary)
+        return E(f"wp.diag({a.code})", t, T.sym(mag(a.iv)), a.varies)
     if k == "skew":
         a = g.expr(v, d, vary)
         return E(f"wp.skew({a.code})", t, T.sym(mag(a.iv)), a.varies)
@@ -157,7 +176,7 @@ def mat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
 
 def quat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     rng, d = g.rng, depth - 1
-    kinds = ["axis_angle", "axis_angle", "mul", "inverse", "rpy"]
+    kinds = ["axis_angle", "axis_angle", "mul", "inverse", "rpy", "ctor"]
     if _has(g, T.TRANSFORM):
         kinds.append("rotation")
     k = rng.choice(kinds)
@@ -171,6 +190,10 @@ def quat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
             (-1.0, 1.0),
             axis.varies or angle.varies,
         )
+    if k == "ctor":  # four components, normalized into a rotation
+        axis = g.expr(T.VEC[3], d, vary)
+        w = g.positive(g.leaf(T.F32), 0.5)
+        return E(f"wp.normalize(wp.quat({axis.code}, {w.code}))", t, (-1.0, 1.0), axis.varies)
     if k == "mul":
         a = g.expr(t, d, va)
         b = g.expr(t, d, vb, avoid=a.code)

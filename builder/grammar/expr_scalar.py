@@ -17,18 +17,32 @@ from builder.rng import pick
 if TYPE_CHECKING:
     from builder.grammar.expr import Gen
 
+
 # name -> (guard, result interval from the guarded operand's); "pos" = positive, ("b", x) = within [-x, x]
+def _sampled(fn, lo: float, hi: float) -> tuple[float, float]:
+    """The range of ``fn`` over [lo, hi], from 65 samples (tight, so a threshold drawn inside it is met)."""
+    if hi - lo > 6.3 and fn in (math.sin, math.cos):
+        return (-1.0, 1.0)
+    ys = [fn(lo + (hi - lo) * n / 64) for n in range(65)]
+    pad = 0.02 * (max(ys) - min(ys)) if fn in (math.sin, math.cos) else 0.0
+    return (max(min(ys) - pad, -1.0e12), min(max(ys) + pad, 1.0e12))
+
+
+def _r(fn):
+    return lambda iv: _sampled(fn, iv[0], iv[1])
+
+
 UNARY_FNS = {
-    "sin": (None, lambda iv: (-1.0, 1.0)),
-    "cos": (None, lambda iv: (-1.0, 1.0)),
-    "tanh": (None, lambda iv: (-1.0, 1.0)),
+    "sin": (None, _r(math.sin)),
+    "cos": (None, _r(math.cos)),
+    "tanh": (None, _r(math.tanh)),
     "abs": (None, T.iv_abs),
-    "exp": (("b", 4.0), lambda iv: (math.exp(iv[0]), math.exp(iv[1]))),
-    "sqrt": (("pos", 0.01), lambda iv: (0.0, math.sqrt(iv[1]))),
-    "log": (("pos", 0.1), lambda iv: (math.log(iv[0]), math.log(iv[1]))),
-    "atan": (None, lambda iv: (-1.571, 1.571)),
-    "acos": (("b", 0.95), lambda iv: (0.0, 2.9)),
-    "asin": (("b", 0.95), lambda iv: (-1.3, 1.3)),
+    "exp": (("b", 4.0), _r(math.exp)),
+    "sqrt": (("pos", 0.01), _r(math.sqrt)),
+    "log": (("pos", 0.1), _r(math.log)),
+    "atan": (None, _r(math.atan)),
+    "acos": (("b", 0.95), _r(math.acos)),
+    "asin": (("b", 0.95), _r(math.asin)),
 }
 # how often each appears, roughly as in Warp's own kernels
 UNARY_WEIGHTS = {
@@ -51,6 +65,11 @@ def _split(g: Gen, vary: bool) -> tuple[bool, bool]:
     return (True, False) if g.rng.random() < 0.6 else (False, True)
 
 
+def _same_inputs(g: Gen, a: E, b: E) -> bool:
+    atoms = g.k.atoms(a.code)
+    return bool(atoms) and atoms == g.k.atoms(b.code)
+
+
 def binop(g: Gen, t: WType, depth: int, vary: bool) -> E:
     va, vb = _split(g, vary)
     a = g.expr(t, depth - 1, va)
@@ -60,6 +79,8 @@ def binop(g: Gen, t: WType, depth: int, vary: bool) -> E:
     else:
         b = g.expr(t, depth - 1, vb, avoid=a.code)
     if op == "*" and mag(a.iv) * mag(b.iv) > T.FLOAT_CAP:
+        op = "+"
+    if op in "-/" and _same_inputs(g, a, b):  # a - a and a / a are constants
         op = "+"
     if op == "/":
         b = g.nonzero(b)
@@ -88,9 +109,10 @@ def minmax(g: Gen, t: WType, depth: int, vary: bool) -> E:
     a = g.expr(t, depth - 1, vary)
     lo, hi = a.iv
     kind = g.rng.choice(("min", "max", "clamp", "clamp"))
-    if kind == "clamp" and hi - lo > 1e-3:
-        c0 = float(fmt_float(lo + (hi - lo) * g.rng.choice((0.0, 0.1, 0.25))))
-        c1 = float(fmt_float(hi - (hi - lo) * g.rng.choice((0.0, 0.1, 0.25))))
+    if kind == "clamp" and hi - lo > (4 if t.is_int else 1e-3):
+        c0 = lo + (hi - lo) * g.rng.choice((0.0, 0.1, 0.25))
+        c1 = hi - (hi - lo) * g.rng.choice((0.0, 0.1, 0.25))
+        c0, c1 = (math.ceil(c0), math.floor(c1)) if t.is_int else (float(fmt_float(c0)), float(fmt_float(c1)))
         if c0 < c1:
             return E(f"wp.clamp({a.code}, {lit(t, c0)}, {lit(t, c1)})", t, (c0, c1), a.varies)
     if g.rng.random() < 0.5 and hi - lo > 1e-3:  # a threshold inside the range, so both sides occur
@@ -113,7 +135,9 @@ def where(g: Gen, t: WType, depth: int, vary: bool) -> E:
 
 def blend(g: Gen, t: WType, depth: int, vary: bool) -> E:
     a = g.expr(t, depth - 1, vary)
-    kind = g.rng.choice(("lerp", "smoothstep", "pow", "atan2"))
+    kind = g.rng.choice(("lerp", "smoothstep", "pow", "atan2", "signed"))
+    if kind == "signed":  # a signed square root: keeps the sign, compresses the magnitude
+        return E(f"wp.sign({a.code}) * wp.sqrt(wp.abs({a.code}))", t, T.sym(mag(a.iv) ** 0.5), a.varies, MUL)
     if kind == "lerp":
         b = g.expr(t, depth - 1, False, avoid=a.code)
         unit = [p for p in g.k.params(t) if 0 <= p.iv[0] and p.iv[1] <= 1]
@@ -137,7 +161,9 @@ def blend(g: Gen, t: WType, depth: int, vary: bool) -> E:
         vals = (base.iv[0] ** e, base.iv[1] ** e)
         return E(f"wp.pow({base.code}, {lit(t, e)})", t, (min(vals), max(vals)), a.varies)
     b = g.expr(t, depth - 1, False, avoid=a.code)
-    return E(f"wp.atan2({a.code}, {b.code})", t, (-3.1416, 3.1416), a.varies)
+    corners = [math.atan2(y, x) for y in a.iv for x in b.iv]
+    iv = (min(corners), max(corners)) if b.iv[0] > 0 or a.iv[0] > 0 or a.iv[1] < 0 else (-3.1416, 3.1416)
+    return E(f"wp.atan2({a.code}, {b.code})", t, iv, a.varies)
 
 
 def convert(g: Gen, t: WType, depth: int, vary: bool) -> E:
@@ -175,7 +201,7 @@ def float_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
         ),
         (p.w_reduce if linalg else 0.0, lambda: expr_linalg.to_float(g, depth, vary)),
         (p.w_random if g.k.rand_state and t == T.F32 else 0.0, lambda: random_float(g, t, depth, vary)),
-        (p.w_call if any(f.ret == t for f in g.funcs) else 0.0, lambda: g.call(t, depth, vary)),
+        (p.w_call if t == T.F32 and not g.k.helper else 0.0, lambda: g.call(t, depth, vary)),
         (
             p.w_loop if g.k.loop_depth < p.max_loops and t == T.F32 and not g.k.helper else 0.0,
             lambda: flow.loop_sum(g, t, depth, vary),
@@ -193,6 +219,8 @@ def int_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
         va, vb = (vary, False) if op == "*" else _split(g, vary)
         a = g.expr(t, depth - 1, va)
         b = g.literal(t) if op == "*" or not vb and rng.random() < 0.5 else g.expr(t, depth - 1, vb, avoid=a.code)
+        if op == "-" and _same_inputs(g, a, b):
+            op = "+"
         prec = MUL if op == "*" else ADD
         iv = {"+": T.iv_add, "-": T.iv_sub, "*": T.iv_mul}[op](a.iv, b.iv)
         return E(f"{a.at(prec)} {op} {b.at(prec + 1)}", t, iv, a.varies or b.varies, prec)
@@ -215,8 +243,10 @@ def int_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
             a = E(f"wp.abs({a.code})", t, T.iv_abs(a.iv), a.varies)
         # no left shifts: a later mask of the low bits would be zero for every thread
         op = rng.choice(("&", "|", "^", ">>"))
-        if op == ">>":
-            return E(f"{a.at(SHIFT + 1)} >> {lit(t, rng.randint(1, 3))}", t, (0, a.iv[1]), a.varies, SHIFT)
+        if op == ">>" and a.iv[1] >= 8:
+            s = rng.choice([s for s in (1, 2, 3) if int(a.iv[1]) >> s >= 4] or [1])
+            return E(f"{a.at(SHIFT + 1)} >> {lit(t, s)}", t, (0, int(a.iv[1]) >> s), a.varies, SHIFT)
+        op = "^" if op == ">>" else op
         m = rng.choice([m for m in (1, 3, 7, 15, 31, 63) if 2 * m <= a.iv[1]] or [1])
         hi = m if op == "&" else int(a.iv[1]) | m
         prec = {"&": BAND, "^": BXOR, "|": BOR}[op]
@@ -225,7 +255,9 @@ def int_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     def from_float() -> E:
         a = g.expr(T.F32, depth - 1, vary)
         s = rng.choice((4.0, 8.0, 10.0, 16.0))
-        code = f"int(wp.floor({a.at(MUL)} * {fmt_float(s)}))" if t == T.I32 else f"{t.ctor}({a.at(MUL)} * {s})"
+        rnd = rng.choice(("floor", "floor", "ceil"))
+        ctor = "int" if rng.random() < 0.6 else "wp.int32"
+        code = f"{ctor}(wp.{rnd}({a.at(MUL)} * {fmt_float(s)}))" if t == T.I32 else f"{t.ctor}({a.at(MUL)} * {s})"
         lo, hi = math.floor(a.iv[0] * s) - 1, math.ceil(a.iv[1] * s) + 1
         if t == T.U32 and a.iv[0] < 0:
             code, lo, hi = f"{t.ctor}(wp.abs({a.code}) * {s})", 0, math.ceil(mag(a.iv) * s) + 1
@@ -254,6 +286,8 @@ def cond_expr(g: Gen, depth: int) -> E:
         b = g.expr(t, 0, False, avoid=a.code)
     op = rng.choice(("<", ">", "<=", ">=") + (("!=", "==") if t.is_int and lo < hi else ()))
     c = E(f"{a.at(CMP + 1)} {op} {b.at(CMP + 1)}", T.BOOL, (0, 1), True, CMP)
+    if depth > 0 and t.is_float and rng.random() < 0.06:  # the finiteness test numerical code guards with
+        return E(f"wp.isfinite({a.code}) and {c.at(AND + 1)}", T.BOOL, (0, 1), True, AND)
     if depth > 0 and rng.random() < 0.15:
         other = cond_expr(g, 0)
         op = rng.choice(("and", "or"))

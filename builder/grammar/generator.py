@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from builder.grammar import idioms, idioms_loops, tiles
+from builder.grammar import geometry, idioms, idioms_loops, tiles
 from builder.grammar import names as N
 from builder.grammar import wtypes as T
 from builder.grammar.expr import Gen
@@ -24,6 +24,8 @@ BUILDERS = {
     "sparse": idioms_loops.sparse,
     "pairwise": idioms_loops.pairwise,
     "tile": tiles.tile_kernel,
+    "geometry": geometry.geometry,
+    "hash": geometry.spatial_hash,
 }
 VERBS = {
     "particles": ("integrate", "advance", "step", "update"),
@@ -31,6 +33,8 @@ VERBS = {
     "reduction": ("reduce", "accumulate", "sum", "bin", "scatter"),
     "sparse": ("spmv", "gather", "csr_apply", "graph_smooth"),
     "pairwise": ("compute_density", "pair_forces", "neighbor_sum", "collide"),
+    "geometry": ("query", "closest_point", "sample", "project", "signed_distance"),
+    "hash": ("hash", "bin", "count", "bucket"),
 }
 
 

@@ -8,6 +8,7 @@ generated module exists unless a store, atomic or return needs it.
 from __future__ import annotations
 
 import random
+import re
 
 from builder.grammar import names as N
 from builder.grammar import wtypes as T
@@ -16,6 +17,7 @@ from builder.grammar.program import Param, Program
 from builder.grammar.scope import ArrayArg, Frames, Local
 from builder.grammar.wtypes import ATOM, E, Interval, WType, lit
 
+_IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 RESERVED = {"wp", "float", "int", "range", "min", "max", "abs", "len", "Any", "return", "for", "in", "if", "and", "or"}
 TID_NAMES = {1: (("i",), ("tid",), ("idx",)), 2: (("i", "j"), ("x", "y"), ("row", "col")), 3: (("i", "j", "k"),)}
 ROLE_ORDER = {"in": 0, "index": 0, "inout": 0, "out": 1, "acc": 1}
@@ -43,6 +45,9 @@ class KernelCtx:
         self.body: list[str] = []
         self.indent = 1
         self.loaded: dict[str, Local] = {}
+        # per-thread inputs each name's value is computed from (arrays, loaded and bound locals, thread ids):
+        # two operands computed from the same inputs may cancel (a - a, b / b), whatever their spelling
+        self.defs: dict[str, frozenset[str]] = {t: frozenset((t,)) for t in self.tid}
         self.consts: dict[str, str] = {}  # module constant name -> its line
         self.chunks: list[str] = []  # structs and helper functions, in definition order
         self.struct_names: list[str] = []
@@ -65,6 +70,12 @@ class KernelCtx:
         self.used.add(name)
         return name
 
+    def atoms(self, code: str) -> frozenset[str]:
+        out: set[str] = set()
+        for name in _IDENT.findall(code):
+            out |= self.defs.get(name, frozenset())
+        return frozenset(out)
+
     def emit(self, line: str) -> None:
         self.body.append("    " * self.indent + line)
 
@@ -72,6 +83,7 @@ class KernelCtx:
         """``name = e`` as a new local; the local is what the caller goes on to use."""
         name = self.fresh(stem)
         self.emit(f"{name} = {e.code}")
+        self.defs[name] = self.atoms(e.code)
         self.frames.add(Local(name, e.t, e.iv, e.varies), outer)
         return E(name, e.t, e.iv, e.varies)
 
@@ -80,6 +92,7 @@ class KernelCtx:
         pool = (N.OUTPUTS if role in ("out",) else N.ARRAYS)[N.kind(t)]
         a = ArrayArg(self.fresh(stem or self.rng.choice(pool)), t, kw.pop("ndim", self.ndim), role, iv, **kw)
         self.args.append(a)
+        self.defs[a.name] = frozenset((a.name,))
         return a
 
     def mark_inout(self, name: str) -> None:
@@ -135,6 +148,7 @@ class KernelCtx:
         stem = a.name.removesuffix("s") if len(a.name) > 3 and a.name.endswith("s") else a.name[:1] + "0"
         name = self.fresh(stem)
         self.loads.append(f"    {name} = {a.name}[{index or self.own}]")
+        self.defs[name] = frozenset((a.name,))
         v = self.frames.add(Local(name, a.dtype, a.iv, True), outer=True)
         self.loaded[a.name] = v
         return E(name, a.dtype, a.iv, True)

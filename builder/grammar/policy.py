@@ -27,7 +27,7 @@ TYPE_NAMES: dict[str, WType] = {
     "quat": T.QUAT,
     "transform": T.TRANSFORM,
 }
-IDIOMS = ("elementwise", "particles", "stencil", "reduction", "sparse", "pairwise", "tile")
+IDIOMS = ("elementwise", "particles", "stencil", "reduction", "sparse", "pairwise", "tile", "geometry", "hash")
 
 
 @dataclass(frozen=True)
@@ -223,6 +223,8 @@ POLICIES: dict[str, Policy] = {
             type_names=("vec3", "f32"),
             out_type_names=("f32", "vec3"),
         ),
+        replace(_BASE, name="geometry", idiom="geometry", type_names=("f32", "vec3"), out_type_names=("f32",)),
+        replace(_BASE, name="spatial_hash", idiom="hash", type_names=("f32", "vec3"), out_type_names=("f32",)),
         replace(_BASE, name="tile", idiom="tile", type_names=("f32",), out_type_names=("f32",)),
     )
 }

@@ -182,3 +182,15 @@ def sum_code(a: str, op: str, b: E) -> str:
     if b.prec == UNARY and b.code.startswith("-"):
         return f"{a} {'+' if op == '-' else '-'} {b.code[1:]}"
     return f"{a} {op} {b.at(ADD + 1) if op == '-' else b.at(ADD)}"
+
+
+VEC2I = WType("vec", "wp.vec2i", "int32", 2)
+VEC3I = WType("vec", "wp.vec3i", "int32", 3)
+
+# The scene the executor builds for geometry queries (a mesh, a hash grid, a volume), described here so the
+# generator knows its extent without importing Warp: a MESH_N x MESH_N grid of vertices over [-1, 1]^2 with
+# small random heights, two triangles per cell; a VOLUME_N^3 grid of VOLUME_VOXEL-sized voxels from -2.
+MESH_N = 4
+MESH_FACES = 2 * (MESH_N - 1) ** 2
+VOLUME_N = 8
+VOLUME_VOXEL = 0.5

@@ -88,15 +88,51 @@ def _struct(rng: np.random.Generator, program: Program, t: WType, ns: dict):
 
 
 def _grad_capable(t: WType) -> bool:
-    return t.kind not in ("struct", "bool") and not t.is_int
+    return t.kind not in ("struct", "bool") and t.scalar in ("float16", "float32", "float64")
+
+
+def _mesh(rng: np.random.Generator, device: str) -> wp.Mesh:
+    """A height field over [-1, 1]^2: T.MESH_N^2 vertices, two triangles per cell (T.MESH_FACES)."""
+    n = T.MESH_N
+    xy = np.stack(np.meshgrid(np.linspace(-1, 1, n), np.linspace(-1, 1, n), indexing="ij"), -1).reshape(-1, 2)
+    verts = np.concatenate([xy, rng.uniform(-0.2, 0.2, (n * n, 1))], 1).astype(np.float32)
+    tris = []
+    for a in range(n - 1):
+        for b in range(n - 1):
+            v0 = a * n + b
+            tris += [v0, v0 + 1, v0 + n, v0 + 1, v0 + n + 1, v0 + n]
+    return wp.Mesh(
+        points=wp.array(verts, dtype=wp.vec3, device=device),
+        indices=wp.array(np.array(tris, dtype=np.int32), dtype=int, device=device),
+    )
+
+
+def _handle(kind: str, rng: np.random.Generator, arrays: dict, device: str):
+    """The object behind a uint64 argument; the caller keeps it alive while kernels use its id."""
+    if kind == "mesh":
+        return _mesh(rng, device)
+    if kind == "volume":
+        n = T.VOLUME_N
+        values = rng.uniform(-1.0, 1.0, (n, n, n)).astype(np.float32)
+        return wp.Volume.load_from_numpy(
+            values, min_world=(-2.0, -2.0, -2.0), voxel_size=T.VOLUME_VOXEL, bg_value=0.0, device=device
+        )
+    points = arrays[kind.removeprefix("hash_grid:")]  # a grid over the points array the kernel also reads
+    grid = wp.HashGrid(8, 8, 8, device=device)
+    grid.build(points, 0.5)
+    return grid
 
 
 def make_args(program: Program, ns: dict, rng: np.random.Generator, device: str):
     args, outs, inits, grad_inputs = [], {}, {}, {}
+    handles = []
     for a in program.args:
         shape = a.shape if isinstance(a, ArrayArg) and a.shape else program.launch_shape
         if isinstance(a, Param):
-            if a.t.kind == "struct":
+            if a.handle:
+                handles.append((len(args), a.handle))
+                args.append(None)
+            elif a.t.kind == "struct":
                 args.append(_struct(rng, program, a.t, ns))
             else:
                 v = _values(rng, a.t, a.iv, ())
@@ -128,12 +164,17 @@ def make_args(program: Program, ns: dict, rng: np.random.Generator, device: str)
             )
             outs[a.name], inits[a.name] = arr, a.init
         args.append(arr)
-    return args, outs, inits, grad_inputs
+    arrays = {a.name: arr for a, arr in zip(program.args, args) if isinstance(a, ArrayArg)}
+    keep = []
+    for n, kind in handles:
+        keep.append(_handle(kind, rng, arrays, device))
+        args[n] = keep[-1].id
+    return args, outs, inits, grad_inputs, keep
 
 
 def run(program: Program, kernel, ns: dict, rng: np.random.Generator, device: str, backward: bool) -> Run:
     """Launch forward (and, if asked, backward with unit output adjoints); return host copies."""
-    args, outs, inits, grad_inputs = make_args(program, ns, rng, device)
+    args, outs, inits, grad_inputs, keep = make_args(program, ns, rng, device)  # keep: meshes, grids, volumes
     tape = wp.Tape()
     with tape:
         if program.block_dim:
@@ -148,6 +189,7 @@ def run(program: Program, kernel, ns: dict, rng: np.random.Generator, device: st
             tape.backward(grads=seeds)
             grads = {k: v.grad.numpy().copy() for k, v in grad_inputs.items()}
     tape.reset()
+    del keep  # the scene objects outlive every launch that used their ids
     return Run(outputs, grads, inits)
 
 

@@ -137,7 +137,9 @@ def blend(g: Gen, t: WType, depth: int, vary: bool) -> E:
     a = g.expr(t, depth - 1, vary)
     kind = g.rng.choice(("lerp", "smoothstep", "pow", "atan2", "signed"))
     if kind == "signed":  # a signed square root: keeps the sign, compresses the magnitude
-        return E(f"wp.sign({a.code}) * wp.sqrt(wp.abs({a.code}))", t, T.sym(mag(a.iv) ** 0.5), a.varies, MUL)
+        # the offset keeps the derivative finite at 0
+        code = f"wp.sign({a.code}) * wp.sqrt(wp.abs({a.code}) + {lit(t, 0.01)})"
+        return E(code, t, T.sym((mag(a.iv) + 0.01) ** 0.5), a.varies, MUL)
     if kind == "lerp":
         b = g.expr(t, depth - 1, False, avoid=a.code)
         unit = [p for p in g.k.params(t) if 0 <= p.iv[0] and p.iv[1] <= 1]
@@ -161,6 +163,8 @@ def blend(g: Gen, t: WType, depth: int, vary: bool) -> E:
         vals = (base.iv[0] ** e, base.iv[1] ** e)
         return E(f"wp.pow({base.code}, {lit(t, e)})", t, (min(vals), max(vals)), a.varies)
     b = g.expr(t, depth - 1, False, avoid=a.code)
+    if _same_inputs(g, a, b):  # atan2(x, |x|) is a constant: shift the second operand off proportion
+        b = E(f"{b.at(ADD)} + {lit(t, 1.0)}", t, (b.iv[0] + 1.0, b.iv[1] + 1.0), b.varies, ADD)
     corners = [math.atan2(y, x) for y in a.iv for x in b.iv]
     iv = (min(corners), max(corners)) if b.iv[0] > 0 or a.iv[0] > 0 or a.iv[1] < 0 else (-3.1416, 3.1416)
     return E(f"wp.atan2({a.code}, {b.code})", t, iv, a.varies)
@@ -279,11 +283,12 @@ def cond_expr(g: Gen, depth: int) -> E:
     t = T.I32 if rng.random() < 0.25 and not g.k.helper else T.F32
     a = g.expr(t, max(depth - 1, 0), True)
     lo, hi = max(a.iv[0], -100.0), min(a.iv[1], 100.0)
-    if rng.random() < 0.6 or lo >= hi:
+    pivot = t.is_int or rng.random() < 0.6 or lo >= hi
+    if pivot:  # a threshold inside the operand's range, so the test goes both ways
         mid = lo + (hi - lo) * rng.choice((0.25, 0.5, 0.75))
         b = E(lit(t, round(mid) if t.is_int else float(fmt_float(mid))), t, (mid, mid))
-    else:
-        b = g.expr(t, 0, False, avoid=a.code)
+    else:  # another per-thread value
+        b = g.expr(t, 0, True, avoid=a.code)
     op = rng.choice(("<", ">", "<=", ">=") + (("!=", "==") if t.is_int and lo < hi else ()))
     c = E(f"{a.at(CMP + 1)} {op} {b.at(CMP + 1)}", T.BOOL, (0, 1), True, CMP)
     if depth > 0 and t.is_float and rng.random() < 0.06:  # the finiteness test numerical code guards with

@@ -40,7 +40,7 @@ def call(g, t: WType, depth: int, vary: bool) -> E:
     fits = [f for f in g.funcs if f.ret == t]
     if fits and g.rng.random() < 0.5:
         f = g.rng.choice(fits)
-        args = [g.expr(pt, max(depth - 1, 0), vary and n == 0) for n, (_, pt, _) in enumerate(f.params)]
+        args = _args(g, [pt for _, pt, _ in f.params], depth, vary)
         if all(piv[0] <= a.iv[0] and a.iv[1] <= piv[1] for a, (_, _, piv) in zip(args, f.params)):
             return E(f"{f.name}({', '.join(a.code for a in args)})", t, f.ret_iv, any(a.varies for a in args))
         return call_new(g, t, depth, args)
@@ -48,8 +48,17 @@ def call(g, t: WType, depth: int, vary: bool) -> E:
     types = [t] + [g.rng.choice(others) for _ in range(g.rng.randint(0, 2))]
     if T.F32 not in types:
         types.append(T.F32)
-    args = [g.expr(pt, max(depth - 1, 0), vary and n == 0) for n, pt in enumerate(types)]
+    args = _args(g, types, depth, vary)
     return call_new(g, t, depth, args)
+
+
+def _args(g, types: list[WType], depth: int, vary: bool) -> list[E]:
+    """Call arguments, no two of them the same expression (f(x, x) may cancel inside f)."""
+    out: list[E] = []
+    for n, t in enumerate(types):
+        same = [a.code for a in out if a.t == t]
+        out.append(g.expr(t, max(depth - 1, 0), vary and n == 0, avoid=same[-1] if same else ""))
+    return out
 
 
 def call_new(g, t: WType, depth: int, args: list[E]) -> E:
@@ -66,6 +75,7 @@ def call_new(g, t: WType, depth: int, args: list[E]) -> E:
         iv = _widen(a.iv) if a.t.is_float else a.iv
         params.append((pname, a.t, iv))
         hk.frames.add(Local(pname, a.t, iv, True))
+        hk.defs[pname] = frozenset((pname,))
     generic = all(pt.kind in ("vec", "scalar") for _, pt, _ in params) and rng.random() < g.p.generic
     body = hg.expr(t, max(depth, 1), True)
     text = "\n".join(hk.body) + "\n" + body.code

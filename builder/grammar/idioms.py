@@ -45,7 +45,9 @@ def write(g: Gen, t: WType, e: E, index: str = "") -> None:
     """Store ``e``: into an input it was computed from (in place) or into a new output array."""
     k, rng = g.k, g.rng
     idx = index or k.own
-    mine = [a for a in k.inputs(t) if a.role == "in" and a.name in k.loaded]
+    # The adjoint pass replays the kernel reading the array as written: only arrays whose every read was
+    # guarded as sign-indefinite (so any value is safe) are written back in place.
+    mine = [a for a in k.inputs(t) if a.role == "in" and a.name in k.loaded and a.iv[0] < 0]
     if mine and not index and (t.is_float or t.kind == "vec") and rng.random() < g.p.in_place:
         # an update in place, as integrators write it: the stored value differs from the one read
         a = rng.choice(mine)

@@ -35,8 +35,9 @@ def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
         b = g.expr(t, d, vb, avoid=a.code)
         op = rng.choice("+-")
         atoms = g.k.atoms(a.code)
-        if atoms and atoms == g.k.atoms(b.code):  # a - a is zero whatever the spelling
-            op = "+"
+        if atoms and atoms == g.k.atoms(b.code):  # a - a and a + (-a) are zero whatever the spelling
+            iv = T.sym(mag(a.iv) * mag(b.iv))
+            return E(f"wp.cw_mul({a.code}, {b.code})", t, iv, a.varies or b.varies)
         return E(T.sum_code(a.at(ADD), op, b), t, T.sym(mag(a.iv) + mag(b.iv)), a.varies or b.varies, ADD)
 
     def scale() -> E:
@@ -87,6 +88,9 @@ def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
         if k in ("cw_mul", "cross"):
             a = g.expr(t, d, va)
             b = g.expr(t, d, vb, avoid=a.code)
+            atoms = g.k.atoms(a.code)
+            if k == "cross" and atoms and atoms == g.k.atoms(b.code):  # may be parallel: cross(s * p, p) is 0
+                k = "cw_mul"
             f = 2.0 if k == "cross" else 1.0
             return E(f"wp.{k}({a.code}, {b.code})", t, T.sym(f * mag(a.iv) * mag(b.iv)), a.varies or b.varies)
         if k == "lerp":
@@ -132,6 +136,8 @@ def mat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     rng, d, n = g.rng, depth - 1, t.n
     v = T.VEC[n]
     kinds = ["outer", "transpose", "scale", "add", "skew" if n == 3 else "outer", "inverse", "identity", "cols", "diag"]
+    if n <= 3:
+        kinds.append("ctor")
     if n == 3 and _has(g, T.QUAT):
         kinds += ["quat_to_matrix", "quat_to_matrix"]
     k = rng.choice(kinds)
@@ -146,6 +152,11 @@ def mat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
         b = max(mag(c.iv) for c in cols)
         code = f"wp.matrix_from_{how}({', '.join(c.code for c in cols)})"
         return E(code, t, T.sym(b), any(c.varies for c in cols))
+    if k == "ctor":  # row by row, as kernels write small matrices out
+        c = rng.randrange(n * n) if vary else -1
+        parts = [g.expr(T.F32, 0, j == c) if rng.random() < 0.6 or j == c else g.literal(T.F32) for j in range(n * n)]
+        b = max(mag(p.iv) for p in parts)
+        return E(f"{t.spelling}({', '.join(p.code for p in parts)})", t, T.sym(b), any(p.varies for p in parts))
     if k == "diag":
         a = g.expr(v, d, vary)
         return E(f"wp.diag({a.code})", t, T.sym(mag(a.iv)), a.varies)

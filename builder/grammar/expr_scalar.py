@@ -78,10 +78,14 @@ def binop(g: Gen, t: WType, depth: int, vary: bool) -> E:
         b = g.literal(t) if g.rng.random() < 0.5 else g.expr(t, 0, avoid=a.code)
     else:
         b = g.expr(t, depth - 1, vb, avoid=a.code)
+    same = _same_inputs(g, a, b)
+    if op in "+-/" and same:  # a - a, a / a and a + (-a) are constants; a * a is not
+        op = "*"
     if op == "*" and mag(a.iv) * mag(b.iv) > T.FLOAT_CAP:
-        op = "+"
-    if op in "-/" and _same_inputs(g, a, b):  # a - a and a / a are constants
-        op = "+"
+        if same:
+            b = g.bounded(b, 1.0)
+        else:
+            op = "+"
     if op == "/":
         b = g.nonzero(b)
         lo = min(abs(b.iv[0]), abs(b.iv[1]))
@@ -262,7 +266,7 @@ def int_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
         rnd = rng.choice(("floor", "floor", "ceil"))
         ctor = "int" if rng.random() < 0.6 else "wp.int32"
         code = f"{ctor}(wp.{rnd}({a.at(MUL)} * {fmt_float(s)}))" if t == T.I32 else f"{t.ctor}({a.at(MUL)} * {s})"
-        lo, hi = math.floor(a.iv[0] * s) - 1, math.ceil(a.iv[1] * s) + 1
+        lo, hi = math.floor(a.iv[0] * s), math.ceil(a.iv[1] * s)
         if t == T.U32 and a.iv[0] < 0:
             code, lo, hi = f"{t.ctor}(wp.abs({a.code}) * {s})", 0, math.ceil(mag(a.iv) * s) + 1
         return E(code, t, (lo, hi), a.varies)

@@ -93,7 +93,26 @@ def _volume(g: Gen, p: E, _points: str) -> E:
         g, rng.choice(("uvw", "idx_p", "coord")), VEC3, f"wp.volume_world_to_index({vol}, {p.code})", (0.0, 8.0)
     )
     mode = rng.choice(("LINEAR", "LINEAR", "CLOSEST"))
-    return E(f"wp.volume_sample_f({vol}, {uvw.code}, wp.Volume.{mode})", T.F32, (-1.0, 1.0), True)
+    sample = E(f"wp.volume_sample_f({vol}, {uvw.code}, wp.Volume.{mode})", T.F32, (-1.0, 1.0), True)
+    if rng.random() < 0.4:  # one voxel step in world units, along the point's direction
+        step = _local(
+            g,
+            rng.choice(("step", "dx_w")),
+            VEC3,
+            f"wp.volume_index_to_world_dir({vol}, wp.normalize({p.code}))",
+            T.sym(T.VOLUME_VOXEL),
+        )
+        return E(f"{sample.code} * wp.length({step.code})", T.F32, T.sym(T.VOLUME_VOXEL * 1.8), True, MUL)
+    if rng.random() < 0.3:  # the voxel centre's world position
+        c = _local(
+            g,
+            rng.choice(("centre", "xw")),
+            VEC3,
+            f"wp.volume_index_to_world({vol}, wp.vec3({', '.join(f'wp.floor({uvw.code}[{c}])' for c in range(3))}))",
+            T.sym(3.0),
+        )
+        return E(f"{sample.at(ADD)} + wp.length({p.code} - {c.code})", T.F32, (-1.0, 8.0), True, ADD)
+    return sample
 
 
 def spatial_hash(g: Gen) -> None:

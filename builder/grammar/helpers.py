@@ -26,6 +26,7 @@ class Helper:
     params: tuple[tuple[str, WType, Interval], ...]
     ret: WType
     ret_iv: Interval
+    generic: bool = False
 
 
 def _widen(iv: Interval) -> Interval:
@@ -65,7 +66,15 @@ def call_new(g, t: WType, depth: int, args: list[E]) -> E:
     from builder.grammar.expr import Gen  # the helper body is generated like a kernel body
 
     k, rng = g.k, g.rng
-    name = k.fresh(rng.choice(N.FUNC_NAMES))
+    types = tuple(a.t for a in args)
+    # an overload: the name of a helper taking other types (Warp picks the definition by argument types)
+    others = [
+        f
+        for f in g.funcs
+        if not f.generic and len(f.params) == len(args) and tuple(pt for _, pt, _ in f.params) != types
+    ]
+    overload = bool(others) and rng.random() < g.p.overload
+    name = rng.choice(others).name if overload else k.fresh(rng.choice(N.FUNC_NAMES))
     hk = KernelCtx(rng, g.p, 1, k.shape)
     hk.used, hk.consts, hk.chunks, hk.func_names, hk.helper = k.used, k.consts, k.chunks, k.func_names, True
     hg = Gen(hk)
@@ -76,19 +85,22 @@ def call_new(g, t: WType, depth: int, args: list[E]) -> E:
         params.append((pname, a.t, iv))
         hk.frames.add(Local(pname, a.t, iv, True))
         hk.defs[pname] = frozenset((pname,))
-    generic = all(pt.kind in ("vec", "scalar") for _, pt, _ in params) and rng.random() < g.p.generic
+    generic = (
+        not overload and all(pt.kind == "vec" or pt.is_float for _, pt, _ in params) and rng.random() < g.p.generic
+    )
     body = hg.expr(t, max(depth, 1), True)
     text = "\n".join(hk.body) + "\n" + body.code
     missing = [(n, pt, iv) for n, pt, iv in params if not re.search(rf"\b{n}\b", text)]
     for n, pt, iv in missing:
         body = _fold(body, E(n, pt, iv, True))
-    sig = ", ".join(f"{n}: {'Any' if generic and pt.kind == 'vec' else spell(pt, rng)}" for n, pt, _ in params)
-    ret = "" if generic and any(pt.kind == "vec" for _, pt, _ in params) else f" -> {spell(t, rng)}"
+    sig = ", ".join(f"{n}: {'Any' if generic and j == 0 else spell(pt, rng)}" for j, (n, pt, _) in enumerate(params))
+    ret = "" if generic else f" -> {spell(t, rng)}"
     k.uses_any |= "Any" in sig
     lines = "\n".join(hk.body + [f"    return {body.code}"])
     k.chunks.append(f"@wp.func\ndef {name}({sig}){ret}:\n{lines}\n")
-    k.func_names.append(name)
-    f = Helper(name, tuple(params), t, body.iv)
+    if not overload:
+        k.func_names.append(name)
+    f = Helper(name, tuple(params), t, body.iv, generic)
     g.funcs.append(f)
     return E(f"{name}({', '.join(a.code for a in args)})", t, body.iv, any(a.varies for a in args))
 

@@ -47,7 +47,9 @@ def write(g: Gen, t: WType, e: E, index: str = "") -> None:
     idx = index or k.own
     # The adjoint pass replays the kernel reading the array as written: only arrays whose every read was
     # guarded as sign-indefinite (so any value is safe) are written back in place.
-    mine = [a for a in k.inputs(t) if a.role == "in" and a.name in k.loaded and a.iv[0] < 0]
+    # ``a + e`` with ``e`` computed from ``a`` may cancel (a + (k - a)): only arrays ``e`` does not read.
+    atoms = k.atoms(e.code)
+    mine = [a for a in k.inputs(t) if a.role == "in" and a.name in k.loaded and a.iv[0] < 0 and a.name not in atoms]
     if mine and not index and (t.is_float or t.kind == "vec") and rng.random() < g.p.in_place:
         # an update in place, as integrators write it: the stored value differs from the one read
         a = rng.choice(mine)

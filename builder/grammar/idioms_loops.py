@@ -16,9 +16,9 @@ def reduction(g: Gen) -> None:
     guard(g)
     for _ in range(max(1, rng.randint(*g.p.outputs))):
         t = rng.choice(g.p.out_types())
-        kind = rng.choice(
-            ("total", "segment", "histogram", "extrema", "output") if t == T.F32 else ("total", "segment")
-        )
+        kinds = ("total", "segment", "histogram", "extrema", "output") if t == T.F32 else ("total", "segment")
+        # a tile is a collective of the whole block: never after an early exit some threads took
+        kind = rng.choice(kinds + (("block",) if t == T.F32 and not k.guard else ()))
         if kind == "output":
             write(g, t, g.expr(t, depth(g), True))
             continue
@@ -27,11 +27,23 @@ def reduction(g: Gen) -> None:
             continue
         value = g.expr(t, depth(g), True)
         if kind == "total":
-            acc = k.array(t, "acc", stem=rng.choice(("total", "sum_out", "loss", "energy")), ndim=1, length=1, op="add")
-            if rng.random() < 0.2 and t == T.F32:
+            op = "sub" if rng.random() < 0.15 else "add"
+            acc = k.array(t, "acc", stem=rng.choice(("total", "sum_out", "loss", "energy")), ndim=1, length=1, op=op)
+            if rng.random() < 0.2 and t == T.F32 and op == "add":
                 k.emit(f"{acc.name}[0] += {value.code}")
             else:
-                k.emit(f"wp.atomic_add({acc.name}, 0, {value.code})")
+                k.emit(f"wp.atomic_{op}({acc.name}, 0, {value.code})")
+        elif kind == "block":  # the block's values as one tile, summed, one atomic per block
+            tv = k.fresh(rng.choice(("t", "tile_v", "vals")))
+            s = k.fresh(rng.choice(("s", "block_sum", "partial")))
+            acc = k.array(t, "acc", stem=rng.choice(("total", "norm_sq", "loss")), ndim=1, length=1, op="add")
+            k.emit(f"{tv} = wp.tile({value.code})")
+            k.emit(f"{s} = wp.tile_sum({tv})")
+            k.emit(f"wp.tile_atomic_add({acc.name}, {s})")
+            if rng.random() < 0.3:
+                out = k.array(t, "out", stem=rng.choice(("y", "mapped", "out")))
+                fn = rng.choice(("wp.sin", "wp.tanh", "wp.abs"))
+                k.emit(f"{out.name}[{k.own}] = wp.untile(wp.tile_map({fn}, {tv}))")
         elif kind == "extrema":
             op = rng.choice(("max", "min"))
             acc = k.array(

@@ -59,13 +59,14 @@ class Policy:
     w_convert: float = 0.3
     w_reduce: float = 1.5
     w_random: float = 0.0
-    w_call: float = 0.0
+    w_call: float = 0.12
     w_loop: float = 0.0
     w_branch: float = 0.0
     w_bits: float = 0.0
     max_loops: int = 1
     static_loops: float = 0.3
-    generic: float = 0.3  # a helper over vectors takes typing.Any parameters
+    generic: float = 0.3  # a helper takes a typing.Any parameter
+    overload: float = 0.35  # a new helper overloads an existing one taking other types
     # kernel structure
     early_return: float = 0.15
     in_place: float = 0.2  # an output is an input array written back
@@ -184,6 +185,7 @@ POLICIES: dict[str, Policy] = {
             type_names=("f32", "vec3"),
             out_type_names=("f32", "vec3"),
             w_call=2.5,
+            overload=0.6,
             generic=0.4,
         ),
         replace(

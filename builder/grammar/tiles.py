@@ -20,7 +20,10 @@ def tile_kernel(g: Gen) -> None:
     k.block_dim = rng.choice((32, 64))
     # wp.tile_matmul is left out: its code generation needs the compile target's architecture, which
     # the emitted translation units do not fix
-    _rows(g)
+    if rng.random() < 0.4:
+        _blocks(g)
+    else:
+        _rows(g)
 
 
 def _const(g: Gen, stem: str, value: int) -> str:
@@ -71,3 +74,30 @@ def _rows(g: Gen) -> None:
         else:
             sums = k.array(T.F32, "out", stem=rng.choice(("row_sums", "sums", "norms")), ndim=1, shape=(rows,))
             k.emit(f"wp.tile_store({sums.name}, {s}, offset={i})")
+
+
+def _blocks(g: Gen) -> None:
+    """A 2-D block per launch index: accumulated in a zero tile, stored as is and/or transposed."""
+    k, rng = g.k, g.rng
+    rows = k.shape[0]
+    tm, tn = rng.choice((4, 8)), rng.choice((8, 16))
+    cm, cn = _const(g, "TILE_M", tm), _const(g, "TILE_N", tn)
+    x = k.array(T.F32, "in", (-1.0, 1.0), rng.choice(("x", "field", "A")), ndim=2, shape=(rows * tm, tn))
+    i = k.tid[0]
+    t = k.fresh(rng.choice(("t", "block", "a")))
+    k.emit(f"{t} = wp.tile_load({x.name}, shape=({cm}, {cn}), offset=({i} * {cm}, 0))")
+    acc = k.fresh(rng.choice(("acc", "sum_t", "total_t")))
+    k.emit(f"{acc} = wp.tile_zeros(shape=({cm}, {cn}), dtype=float)")
+    k.emit(f"{acc} += wp.tile_map({_map_fn(g, (-1.0, 1.0))}, {t})")
+    if rng.random() < 0.5:
+        y = k.array(T.F32, "in", (-1.0, 1.0), rng.choice(("y", "bias", "B")), ndim=2, shape=(rows * tm, tn))
+        k.emit(f"{acc} += wp.tile_load({y.name}, shape=({cm}, {cn}), offset=({i} * {cm}, 0))")
+    else:
+        k.emit(f"{acc} += {t}")
+    how = rng.choice(("transpose", "transpose", "store", "both"))
+    if how in ("store", "both"):
+        out = k.array(T.F32, "out", stem=rng.choice(("out", "y_out", "result")), ndim=2, shape=(rows * tm, tn))
+        k.emit(f"wp.tile_store({out.name}, {acc}, offset=({i} * {cm}, 0))")
+    if how in ("transpose", "both"):
+        out = k.array(T.F32, "out", stem=rng.choice(("out_t", "transposed", "yt")), ndim=2, shape=(tn, rows * tm))
+        k.emit(f"wp.tile_store({out.name}, wp.tile_transpose({acc}), offset=(0, {i} * {cm}))")

@@ -246,7 +246,8 @@ def int_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
         return E(f"{a.at(MUL)} // {lit(t, d)}", t, (0, math.ceil(a.iv[1] / d)), a.varies, MUL)
 
     def bits() -> E:
-        a = g.expr(t, depth - 1, vary)
+        # on a value read, not on another mask: (x | 1) & 1 is 1 for every thread
+        a = g.leaf(t, vary)
         if a.iv[0] < 0:
             a = E(f"wp.abs({a.code})", t, T.iv_abs(a.iv), a.varies)
         # no left shifts: a later mask of the low bits would be zero for every thread

@@ -81,9 +81,11 @@ def _grid(g: Gen, p: E, points: str) -> E:
     r2 = k.fresh(rng.choice(("r2", "d2", "dist_sq")))
     k.emit(f"    {r2} = wp.length_sq({p.code} - {points}[{j}])")
     k.emit(f"    if {r2} < {radius.code} * {radius.code}:")
-    k.emit(f"        {acc} += {radius.code} * {radius.code} - {r2}")
-    k.frames.add(Local(acc, T.F32, (0.0, 40.0), True))
-    return E(acc, T.F32, (0.0, 40.0), True)
+    # weighted by the neighbour's own value: a lone point still sees itself, with its own weight
+    w = k.array(T.F32, "in", (0.5, 2.0), rng.choice(("mass", "weights", "masses")))
+    k.emit(f"        {acc} += {w.name}[{j}] * ({radius.code} * {radius.code} - {r2})")
+    k.frames.add(Local(acc, T.F32, (0.0, 80.0), True))
+    return E(acc, T.F32, (0.0, 80.0), True)
 
 
 def _volume(g: Gen, p: E, _points: str) -> E:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from builder.grammar import wtypes as T
 from builder.grammar.expr import Gen
-from builder.grammar.idioms import depth, write
+from builder.grammar.idioms import combine, depth, write
 from builder.grammar.program import Param
 from builder.grammar.scope import Local
-from builder.grammar.wtypes import ADD, MUL, E, mag
+from builder.grammar.wtypes import ADD, MUL, E
 
 VEC3 = T.VEC[3]
 
@@ -41,10 +41,7 @@ def geometry(g: Gen) -> None:
     value = terms[0]
     for t in terms[1:]:
         value = E(f"{value.at(ADD)} + {t.at(ADD)}", T.F32, T.iv_add(value.iv, t.iv), True, ADD)
-    if rng.random() < 0.5:
-        s = g.bounded(g.expr(T.F32, 1, False), 4.0)
-        value = E(f"{value.at(MUL)} * {s.at(MUL)}", T.F32, T.sym(mag(value.iv) * mag(s.iv)), True, MUL)
-    write(g, T.F32, value)
+    write(g, T.F32, combine(g, value, 0.8))
 
 
 def _mesh(g: Gen, p: E, _points: str) -> E:
@@ -125,7 +122,13 @@ def spatial_hash(g: Gen) -> None:
     pts = k.array(vt, "in", (-2.0, 2.0), rng.choice(("positions", "points", "x", "particle_x")))
     p = k.load(pts)
     inv = k.param(T.F32, (0.5, 2.0), rng.choice(("inv_cell_size", "inv_dx", "cell_scale")))
-    comps = ", ".join(f"int(wp.floor({p.code}[{c}] * {inv.code}))" for c in range(n))
+    if rng.random() < 0.5:  # relative to a grid origin
+        origin = k.param(vt, (-1.0, 1.0), rng.choice(("origin", "lower", "grid_min")))
+        p = _local(g, rng.choice(("local_p", "rel", "q")), vt, f"{p.code} - {origin.code}", T.sym(3.0))
+    if rng.random() < 0.5:
+        comps = ", ".join(f"int(wp.floor({p.code}[{c}] * {inv.code}))" for c in range(n))
+    else:
+        comps = ", ".join(f"int({p.code}[{c}] * {inv.code})" for c in range(n))
     cell = _local(g, rng.choice(("cell", "c", "ijk")), it, f"{it.spelling}({comps})", (-5, 5))
     primes = rng.choice(((73856093, 19349663, 83492791), (92837111, 689287499, 283923481)))[:n]
     primes = tuple(p_ % 1000 + 1 for p_ in primes)  # small: the hash never overflows int32
@@ -144,7 +147,7 @@ def spatial_hash(g: Gen) -> None:
     if "cells" in uses:
         out = k.array(it, "out", stem=rng.choice(("cells", "cell_out", "coords")))
         k.emit(f"{out.name}[{k.own}] = {cell.code}")
-    if uses == ["cells"] or rng.random() < 0.3:
+    if uses == ["cells"] or rng.random() < 0.6:
         w = g.expr(T.F32, depth(g) - 1, True)
         acc = k.array(
             T.F32, "acc", stem=rng.choice(("bucket_sum", "mass_per_cell", "sums")), ndim=1, length=nb, op="add"

@@ -41,6 +41,19 @@ def guard(g: Gen) -> None:
     k.guard += [f"    if {test if t != T.I8 else f'{a.name}[{k.own}] == {lit(t, 0)}'}:", "        return"]
 
 
+def combine(g: Gen, e: E, chance: float = 0.6) -> E:
+    """``e`` (an idiom's result) scaled by or offset with another value the kernel computes."""
+    if g.rng.random() >= chance or not (e.t.is_float or e.t.kind == "vec"):
+        return e
+    if g.rng.random() < 0.5:
+        s = g.bounded(g.expr(T.F32, depth(g), False), 4.0)
+        return E(f"{e.at(MUL)} * {s.at(MUL)}", e.t, T.sym(mag(e.iv) * mag(s.iv)), e.varies, MUL)
+    other = g.expr(e.t, depth(g), False, avoid=e.code)
+    if e.t.is_float:
+        other = g.bounded(other, 100.0)
+    return E(T.sum_code(e.at(ADD), g.rng.choice("+-"), other), e.t, T.sym(mag(e.iv) + mag(other.iv)), e.varies, ADD)
+
+
 def write(g: Gen, t: WType, e: E, index: str = "") -> None:
     """Store ``e``: into an input it was computed from (in place) or into a new output array."""
     k, rng = g.k, g.rng

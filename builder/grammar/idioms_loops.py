@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from builder.grammar import wtypes as T
 from builder.grammar.expr import Gen
-from builder.grammar.idioms import depth, guard, write
+from builder.grammar.idioms import combine, depth, guard, write
 from builder.grammar.scope import Local
 from builder.grammar.wtypes import ADD, MUL, E, WType, fmt_float, lit, mag
 
@@ -37,6 +37,8 @@ def reduction(g: Gen) -> None:
             tv = k.fresh(rng.choice(("t", "tile_v", "vals")))
             s = k.fresh(rng.choice(("s", "block_sum", "partial")))
             acc = k.array(t, "acc", stem=rng.choice(("total", "norm_sq", "loss")), ndim=1, length=1, op="add")
+            if value.prec != 100 or "[" in value.code or "(" in value.code:  # wp.tile takes a local value
+                value = k.bind(rng.choice(("v", "val", "contrib")), value)
             k.emit(f"{tv} = wp.tile({value.code})")
             k.emit(f"{s} = wp.tile_sum({tv})")
             k.emit(f"wp.tile_atomic_add({acc.name}, {s})")
@@ -137,7 +139,7 @@ def sparse(g: Gen) -> None:
         op = rng.choice(("+", "-"))
         value = E(T.sum_code(acc, op, other), t, T.sym(mag(iv) + mag(other.iv)), True, ADD)
     k.frames.add(Local(acc, t, iv, True))
-    write(g, t, value)
+    write(g, t, combine(g, value, 0.5))
 
 
 def pairwise(g: Gen) -> None:
@@ -180,4 +182,4 @@ def pairwise(g: Gen) -> None:
         s = g.bounded(g.expr(T.F32, 1, False), 4.0)
         value = E(f"{acc} * {s.at(MUL)}", t, T.sym(mag(iv) * mag(s.iv)), True, MUL)
     k.frames.add(Local(acc, t, iv, True))
-    write(g, t, value)
+    write(g, t, combine(g, value, 0.5))

@@ -47,7 +47,8 @@ class KernelCtx:
         self.loaded: dict[str, Local] = {}
         # per-thread inputs each name's value is computed from (arrays, loaded and bound locals, thread ids):
         # two operands computed from the same inputs may cancel (a - a, b / b), whatever their spelling
-        self.defs: dict[str, frozenset[str]] = {t: frozenset((t,)) for t in self.tid}
+        # (thread ids are left out: they mostly appear as indices, ``x[i]`` is the array's value)
+        self.defs: dict[str, frozenset[str]] = {}
         self.consts: dict[str, str] = {}  # module constant name -> its line
         self.chunks: list[str] = []  # structs and helper functions, in definition order
         self.struct_names: list[str] = []

@@ -34,7 +34,7 @@ def _const(g: Gen, stem: str, value: int) -> str:
 
 def _map_fn(g: Gen, iv) -> str:
     """A builtin or a generated helper applied element-wise by wp.tile_map."""
-    if g.rng.random() < 0.5:
+    if g.rng.random() < 0.35:
         return g.rng.choice(MAP_FNS)
     helpers.call_new(g, T.F32, 2, [E("x", T.F32, iv, True)])
     return g.funcs[-1].name

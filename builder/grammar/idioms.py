@@ -35,10 +35,10 @@ def guard(g: Gen) -> None:
         a = k.array(T.F32, "in", (0.0, 2.0), rng.choice(("inv_mass", "weights", "active_w")))
         k.guard += [f"    if {a.name}[{k.own}] == 0.0:", "        return"]
         return
-    t = rng.choice((T.U8, T.I32, T.I8))
+    t = rng.choice((T.U8, T.I32, T.I8, T.I16))
     a = k.array(t, "index", (0, 1), rng.choice(("active", "mask", "flags", "enabled")), fill="mask")
     test = f"{a.name}[{k.own}] == {lit(t, 0)}" if rng.random() < 0.7 else f"not {a.name}[{k.own}]"
-    k.guard += [f"    if {test if t != T.I8 else f'{a.name}[{k.own}] == {lit(t, 0)}'}:", "        return"]
+    k.guard += [f"    if {test if t not in (T.I8, T.I16) else f'{a.name}[{k.own}] == {lit(t, 0)}'}:", "        return"]
 
 
 def combine(g: Gen, e: E, chance: float = 0.6) -> E:

@@ -18,7 +18,11 @@ def reduction(g: Gen) -> None:
         t = rng.choice(g.p.out_types())
         kinds = ("total", "segment", "histogram", "extrema", "output") if t == T.F32 else ("total", "segment")
         # a tile is a collective of the whole block: never after an early exit some threads took
-        kind = rng.choice(kinds + (("block",) if t == T.F32 and not k.guard else ()))
+        block = t == T.F32 and not k.guard
+        if block and rng.random() < g.p.block_reduce:
+            kind = "block"
+        else:
+            kind = rng.choice(kinds + (("block",) if block else ()))
         if kind == "output":
             write(g, t, g.expr(t, depth(g), True))
             continue

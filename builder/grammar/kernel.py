@@ -28,6 +28,8 @@ def spell(t: WType, rng: random.Random) -> str:
         return "float" if rng.random() < 0.85 else "wp.float32"
     if t == T.I32:
         return "int" if rng.random() < 0.85 else "wp.int32"
+    if t.kind == "vec" and t.scalar == "float32" and rng.random() < 0.1:
+        return f"{t.spelling}f"  # wp.vec3f: the same type
     return t.spelling
 
 

@@ -59,7 +59,7 @@ class Policy:
     w_convert: float = 0.3
     w_reduce: float = 1.5
     w_random: float = 0.0
-    w_call: float = 0.12
+    w_call: float = 0.25
     w_loop: float = 0.0
     w_branch: float = 0.0
     w_bits: float = 0.0
@@ -73,7 +73,8 @@ class Policy:
     struct_params: float = 0.0
     random: bool = False
     subscript_annotations: float = 0.8  # wp.array[T] rather than wp.array(dtype=T)
-    decorator_args: float = 0.1
+    decorator_args: float = 0.15
+    block_reduce: float = 0.0  # a reduction goes through a block-wide tile (wp.tile, tile_sum, tile_atomic_add)
     _types: tuple = field(default=(), compare=False, repr=False)
     _out: tuple = field(default=(), compare=False, repr=False)
 
@@ -123,8 +124,8 @@ POLICIES: dict[str, Policy] = {
         replace(
             _BASE,
             name="integer",
-            type_names=("i32", "u32", "f32"),
-            out_type_names=("i32", "i32", "u32"),
+            type_names=("i32", "u32", "f32", "i64"),
+            out_type_names=("i32", "i32", "u32", "i64"),
             w_bits=2.0,
             w_convert=1.2,
         ),
@@ -227,6 +228,15 @@ POLICIES: dict[str, Policy] = {
         ),
         replace(_BASE, name="geometry", idiom="geometry", type_names=("f32", "vec3"), out_type_names=("f32",)),
         replace(_BASE, name="spatial_hash", idiom="hash", type_names=("f32", "vec3"), out_type_names=("f32",)),
+        replace(
+            _BASE,
+            name="block_reduction",
+            idiom="reduction",
+            type_names=("f32", "vec3"),
+            out_type_names=("f32",),
+            block_reduce=0.8,
+            early_return=0.0,
+        ),
         replace(_BASE, name="tile", idiom="tile", type_names=("f32",), out_type_names=("f32",)),
     )
 }

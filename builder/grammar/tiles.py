@@ -50,6 +50,13 @@ def _rows(g: Gen) -> None:
     t = k.fresh(rng.choice(("t", "tx", "a", "tile")))
     k.emit(f"{t} = wp.tile_load({x.name}[{i}], shape={tile})")
     cur = t
+    if rng.random() < 0.3:  # a ramp or an offset built in place: tile_arange / tile_ones
+        ramp = k.fresh(rng.choice(("ramp", "r", "offs")))
+        make = rng.choice((f"wp.tile_arange({tile}, dtype=float)", f"wp.tile_ones(shape={tile}, dtype=float)"))
+        k.emit(f"{ramp} = {make}")
+        nxt = k.fresh(rng.choice(("scaled", "tw", "shifted")))
+        k.emit(f"{nxt} = wp.tile_map({rng.choice(('wp.mul', 'wp.add'))}, {cur}, {ramp})")
+        cur = nxt
     if rng.random() < 0.5:
         y = k.array(T.F32, "in", (-1.0, 1.0), rng.choice(("y", "weights", "w", "scale")), ndim=2, shape=(rows, width))
         t2 = k.fresh(rng.choice(("ty", "b", "w_tile")))

@@ -296,3 +296,14 @@ def test_tile_programs_launch_tiled_with_array_shapes_of_their_own():
         p = generate(derive_rng(9, "train", index), "tile")
         assert p.block_dim in (32, 64) and "wp.tile_load(" in p.source
         assert all(shape for shape in p.arg_shapes() if shape)  # 2-D tiles of their own size
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=2**31 - 1), index=st.integers(min_value=0, max_value=10**6))
+def test_the_liveness_pass_finds_no_dead_assignment_and_no_unused_parameter(seed, index):
+    from builder.analysis.liveness import liveness
+
+    for category in CATEGORIES:
+        lv = liveness(generate(derive_rng(seed, "train", index), category).source)
+        assert lv.assignments > 0 and lv.params > 0
+        assert (lv.dead, lv.unused, lv.idle_params) == (0, 0, ()), (seed, index, category, lv)

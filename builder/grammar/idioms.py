@@ -54,7 +54,7 @@ def combine(g: Gen, e: E, chance: float = 0.6) -> E:
     return E(T.sum_code(e.at(ADD), g.rng.choice("+-"), other), e.t, T.sym(mag(e.iv) + mag(other.iv)), e.varies, ADD)
 
 
-def write(g: Gen, t: WType, e: E, index: str = "") -> None:
+def write(g: Gen, t: WType, e: E, index: str = "", stem: str = "") -> None:
     """Store ``e``: into an input it was computed from (in place) or into a new output array."""
     k, rng = g.k, g.rng
     idx = index or k.own
@@ -63,7 +63,7 @@ def write(g: Gen, t: WType, e: E, index: str = "") -> None:
     # ``a + e`` with ``e`` computed from ``a`` may cancel (a + (k - a)): only arrays ``e`` does not read.
     atoms = k.atoms(e.code)
     mine = [a for a in k.inputs(t) if a.role == "in" and a.name in k.loaded and a.iv[0] < 0 and a.name not in atoms]
-    if mine and not index and (t.is_float or t.kind == "vec") and rng.random() < g.p.in_place:
+    if mine and not index and not stem and (t.is_float or t.kind == "vec") and rng.random() < g.p.in_place:
         # an update in place, as integrators write it: the stored value differs from the one read
         a = rng.choice(mine)
         k.mark_inout(a.name)
@@ -76,7 +76,7 @@ def write(g: Gen, t: WType, e: E, index: str = "") -> None:
         a = k.array(T.F16, "out")
         k.emit(f"{a.name}[{idx}] = wp.float16({e.code})")
         return
-    a = k.array(t, "out")
+    a = k.array(t, "out", stem=stem)
     k.emit(f"{a.name}[{idx}] = {e.code}")
 
 
@@ -130,12 +130,14 @@ def particles(g: Gen) -> None:
         k.emit(f"    {v_new} = wp.vec3({', '.join(vcomps)})")
     k.frames.add(Local(x_new, VEC3, (-10.0, 10.0), True))
     k.frames.add(Local(v_new, VEC3, (-10.0, 10.0), True))
-    for name, arr in ((x_new, pos), (v_new, vel)):
-        if rng.random() < 0.5:
+    in_place = rng.random() < 0.5  # both updated in place, or both written to new arrays
+    stems = (("x_out", "new_positions", "x_next"), ("v_out", "new_velocities", "v_next"))
+    for (name, arr), pool in zip(((x_new, pos), (v_new, vel)), stems):
+        if in_place:
             k.mark_inout(arr.name)
             k.emit(f"{arr.name}[{k.own}] = {name}")
         else:
-            write(g, VEC3, E(name, VEC3, (-10.0, 10.0), True))
+            write(g, VEC3, E(name, VEC3, (-10.0, 10.0), True), stem=rng.choice(pool))
 
 
 def _neighbours(k, u: ArrayArg) -> tuple[list[str], str]:

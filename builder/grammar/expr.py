@@ -30,7 +30,7 @@ class Gen:
         self.funcs: list = []  # helper signatures (helpers.Helper) a call may use
 
     # ------------------------------------------------------------------ dispatch
-    def expr(self, t: WType, depth: int, vary: bool = False, avoid: str = "") -> E:
+    def expr(self, t: WType, depth: int, vary: bool = False, avoid: str | tuple[str, ...] = "") -> E:
         if depth <= 0 or self.rng.random() < self.p.leaf:
             return self.leaf(t, vary, avoid)
         e = self.compose(t, depth, vary)
@@ -53,9 +53,10 @@ class Gen:
         return expr_scalar.cond_expr(self, depth)
 
     # -------------------------------------------------------------------- leaves
-    def leaf(self, t: WType, vary: bool = False, avoid: str = "") -> E:
+    def leaf(self, t: WType, vary: bool = False, avoid: str | tuple[str, ...] = "") -> E:
         k, p = self.k, self.p
-        local = [v for v in k.frames.of_type(t) if v.name != avoid and (v.varies or not vary)]
+        avoids = (avoid,) if isinstance(avoid, str) else avoid
+        local = [v for v in k.frames.of_type(t) if v.name not in avoids and (v.varies or not vary)]
         options = [(p.w_local * (2.0 if vary else 1.0), lambda: self._local(local))] if local else []
         if k.helper:
             if not vary and t.kind == "scalar":
@@ -70,14 +71,14 @@ class Gen:
         if self._readable(t):
             options.append((p.w_read, lambda: self.read(t, avoid)))
         if not vary:
-            params = [e for e in k.params(t) if e.code != avoid]
+            params = [e for e in k.params(t) if e.code not in avoids]
             if params:
                 options.append((p.w_param, lambda: self.rng.choice(params)))
             if t.is_float or t.kind == "vec" or (t == T.I32 and not local):
                 options.append((p.w_param * 0.5, lambda: self.new_param(t)))
             if t.kind == "scalar" and t != T.U8:
                 options.append((p.w_lit, lambda: self.literal(t)))
-        if t == T.I32:
+        if t == T.I32 and k.tid[0] not in avoids:
             options.append((p.w_tid if vary or self.rng.random() < 0.5 else 0.0, self.tid))
         if not options:
             return self.read(t, avoid)
@@ -105,16 +106,18 @@ class Gen:
         return E(v.name, v.t, v.iv, v.varies)
 
     def tid(self) -> E:
-        i = self.rng.randrange(len(self.k.tid))
+        # the first index: outputs are compared row by row along it, so a value of j alone repeats every row
+        i = 0
         return E(self.k.tid[i], T.I32, (0, self.k.shape[i] - 1), True)
 
-    def read(self, t: WType, avoid: str = "") -> E:
+    def read(self, t: WType, avoid: str | tuple[str, ...] = "") -> E:
         """This thread's element of an input array of type ``t`` (a new array, or one already read)."""
         k, rng = self.k, self.rng
+        avoids = (avoid,) if isinstance(avoid, str) else avoid
         arrays = [
             a
             for a in k.inputs(t)
-            if not avoid or avoid not in (a.name, f"{a.name}[{k.own}]", getattr(k.loaded.get(a.name), "name", ""))
+            if not {a.name, f"{a.name}[{k.own}]", getattr(k.loaded.get(a.name), "name", "")} & set(avoids) - {""}
         ]
         if arrays and rng.random() < self.p.reuse_array:
             a = rng.choice(arrays)
@@ -164,7 +167,9 @@ class Gen:
         if e.iv[0] >= floor:
             return e
         f = lit(e.t, max(floor, 0.01))
-        if e.iv[1] > 4 * floor:
+        # a clamp from below only on a value read (uniform over its range): a computed value may lie below the
+        # floor for every thread
+        if e.iv[1] > 4 * floor and e.prec == ATOM and "(" not in e.code:
             return E(f"wp.max({e.code}, {f})", e.t, (floor, e.iv[1]), e.varies)
         return E(f"wp.abs({e.code}) + {f}", e.t, (floor, mag(e.iv) + floor), e.varies, ADD)
 

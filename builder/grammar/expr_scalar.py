@@ -247,7 +247,7 @@ def int_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
 
     def bits() -> E:
         # on a value read, not on another mask: (x | 1) & 1 is 1 for every thread
-        a = g.leaf(t, vary)
+        a = g.leaf(t, True)
         if a.iv[0] < 0:
             a = E(f"wp.abs({a.code})", t, T.iv_abs(a.iv), a.varies)
         # no left shifts: a later mask of the low bits would be zero for every thread

@@ -75,6 +75,7 @@ def loop_sum(g: Gen, t: WType, depth: int, vary: bool) -> E:
     k.frames.pop()
     k.indent -= 1
     k.frames.add(Local(acc, t, iv, x.varies))
+    k.defs[acc] = k.atoms(x.code) | ({coeffs.name} if coeffs else set())
     return E(acc, t, iv, x.varies)
 
 
@@ -105,4 +106,5 @@ def branch(g: Gen, t: WType, depth: int, vary: bool) -> E:
     k.frames.pop()
     k.indent -= 1
     k.frames.add(Local(name, t, iv, a.varies or b.varies))
+    k.defs[name] = k.atoms(a.code) | k.atoms(b.code)
     return E(name, t, iv, a.varies or b.varies)

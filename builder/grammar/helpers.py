@@ -57,8 +57,8 @@ def _args(g, types: list[WType], depth: int, vary: bool) -> list[E]:
     """Call arguments, no two of them the same expression (f(x, x) may cancel inside f)."""
     out: list[E] = []
     for n, t in enumerate(types):
-        same = [a.code for a in out if a.t == t]
-        out.append(g.expr(t, max(depth - 1, 0), vary and n == 0, avoid=same[-1] if same else ""))
+        same = tuple(a.code for a in out if a.t == t)
+        out.append(g.expr(t, max(depth - 1, 0), vary and n == 0, avoid=same))
     return out
 
 

@@ -62,7 +62,12 @@ def write(g: Gen, t: WType, e: E, index: str = "", stem: str = "") -> None:
     # guarded as sign-indefinite (so any value is safe) are written back in place.
     # ``a + e`` with ``e`` computed from ``a`` may cancel (a + (k - a)): only arrays ``e`` does not read.
     atoms = k.atoms(e.code)
-    mine = [a for a in k.inputs(t) if a.role == "in" and a.name in k.loaded and a.iv[0] < 0 and a.name not in atoms]
+    # The update is at most the array's own range, so replayed reads stay within twice the range guards assumed.
+    mine = [
+        a
+        for a in k.inputs(t)
+        if a.role == "in" and a.name in k.loaded and a.iv[0] < 0 and a.name not in atoms and mag(e.iv) <= mag(a.iv)
+    ]
     if mine and not index and not stem and (t.is_float or t.kind == "vec") and rng.random() < g.p.in_place:
         # an update in place, as integrators write it: the stored value differs from the one read
         a = rng.choice(mine)

@@ -280,3 +280,77 @@ def stem_for(rng: random.Random, t: WType, accumulator: bool = False) -> str:
 
 def kernel_name(rng: random.Random) -> str:
     return f"{rng.choice(VERBS)}_{rng.choice(NOUNS)}"
+
+
+# Array, parameter and output names by value kind: "f" float, "v" vector, "m" matrix, "q" quaternion,
+# "x" transform, "i" integer.
+ARRAYS = {
+    "f": (
+        "mass",
+        "density",
+        "pressure",
+        "temperature",
+        "weights",
+        "values",
+        "heights",
+        "radii",
+        "phi",
+        "u",
+        "signal",
+        "samples",
+        "charges",
+        "rates",
+        "energy",
+        "sdf",
+        "inv_mass",
+        "a",
+        "b",
+        "x",
+        "src",
+        "coeffs",
+        "field",
+    ),
+    "v": (
+        "positions",
+        "velocities",
+        "forces",
+        "normals",
+        "points",
+        "directions",
+        "displacements",
+        "particle_x",
+        "particle_v",
+        "colors",
+        "targets",
+        "vertices",
+        "x",
+        "v",
+        "f",
+        "dirs",
+    ),
+    "m": ("stress", "rotations", "jacobians", "basis", "inertia", "deformation", "F", "cov"),
+    "q": ("rotations", "orientations", "quats", "body_rot", "q"),
+    "x": ("poses", "body_q", "transforms", "frames", "xforms", "X_wb"),
+    "i": ("labels", "counts", "ids", "flags", "cells", "keys", "codes", "indices"),
+}
+OUTPUTS = {
+    "f": ("result", "out", "density_out", "energy_out", "values_out", "y", "dst", "phi_new", "u_new", "loss", "cost"),
+    "v": ("forces_out", "accel", "new_positions", "vel_out", "normals_out", "dest", "x_new", "v_new", "out"),
+    "m": ("stress_out", "out", "result", "J_out", "rot_out"),
+    "q": ("rot_out", "q_out", "orient_out", "out"),
+    "x": ("pose_out", "body_q_out", "X_out", "out"),
+    "i": ("labels_out", "counts", "bins", "out", "codes_out", "result"),
+}
+PARAMS = {
+    "f": ("dt", "scale", "k", "damping", "stiffness", "alpha", "beta", "gain", "eps", "c", "strength", "kd", "ke"),
+    "pos": ("mass", "h", "radius", "rest_length", "dx", "viscosity", "smoothing", "sigma", "width"),
+    "v": ("gravity", "wind", "origin", "axis", "center", "offset", "up", "force"),
+    "i": ("n", "count", "num_points", "dim", "num_cells"),
+}
+KIND_OF = {"vec": "v", "mat": "m", "quat": "q", "transform": "x"}
+
+
+def kind(t: WType) -> str:
+    if t.kind == "scalar":
+        return "i" if t.is_int else "f"
+    return KIND_OF.get(t.kind, "f")

@@ -1,80 +1,16 @@
 """Generation policies: one frozen dataclass per category over the same grammar.
 
-A policy says *what* to generate (probability tables and hard limits); the
-grammar modules say *how*. Categories differ only in these numbers.
+A policy says *what* to generate (which idiom, which types, probability
+weights and hard limits); the grammar modules say *how*. Categories differ
+only in these numbers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from builder.grammar import wtypes as T
 from builder.grammar.wtypes import WType
-
-BASE_EXPR = {
-    "leaf": 0.6,
-    "binop": 3.0,
-    "math": 1.5,
-    "math2": 1.0,
-    "convert": 0.4,
-    "select": 0.3,
-    "linalg": 0.0,
-    "random": 0.0,
-    "call": 0.0,
-    "bits": 0.2,
-}
-BASE_STMT = {"assign": 4.0, "update": 1.5, "if": 0.0, "for": 0.0, "while": 0.0, "atomic": 0.0, "struct_local": 0.0}
-
-
-@dataclass(frozen=True)
-class Policy:
-    name: str
-    type_names: tuple[str, ...] = ("f32",)
-    dims: tuple[int, ...] = (1,)
-    stmts: tuple[int, int] = (5, 10)
-    depth: int = 3
-    expr: tuple[tuple[str, float], ...] = ()
-    stmt: tuple[tuple[str, float], ...] = ()
-    funcs: tuple[int, int] = (0, 0)
-    structs: bool = False
-    random: bool = False
-    outputs: tuple[int, int] = (1, 2)
-    accumulators: tuple[int, int] = (0, 0)
-    max_nesting: int = 1
-    # Soft cap on kernel body lines: past it no new branch or loop opens and no new top-level
-    # statement starts. Compile time grows with emitted C++ (adjoints included), so a few
-    # 100-line kernels would cost more than hundreds of typical ones.
-    max_lines: int = 40
-    _expr: dict = field(default_factory=dict, compare=False, repr=False)
-    _types: tuple = field(default=(), compare=False, repr=False)  # asked on most expressions drawn
-
-    def __post_init__(self) -> None:
-        unknown = [n for n in self.type_names if n not in TYPE_NAMES]
-        if unknown:
-            raise ValueError(f"policy {self.name!r}: unknown types {unknown}; valid: {sorted(TYPE_NAMES)}")
-        if not (0 < self.stmts[0] <= self.stmts[1]) or self.depth < 1 or self.max_lines < 10:
-            raise ValueError(
-                f"policy {self.name!r}: bad limits stmts={self.stmts} depth={self.depth} max_lines={self.max_lines}"
-            )
-        object.__setattr__(self, "_types", tuple(TYPE_NAMES[n] for n in self.type_names))
-        self._expr.update(BASE_EXPR)
-        self._expr.update(dict(self.expr))
-        self._expr.update({f"stmt:{k}": v for k, v in BASE_STMT.items()})
-        self._expr.update({f"stmt:{k}": v for k, v in self.stmt})
-
-    def weight(self, key: str) -> float:
-        return self._expr[key]
-
-    def stmt_weight(self, key: str) -> float:
-        return self._expr[f"stmt:{key}"]
-
-    def types(self) -> tuple[WType, ...]:
-        return self._types
-
-    def scalar_types(self) -> tuple[WType, ...]:
-        out = tuple(t for t in self.types() if t.kind == "scalar")
-        return out or (T.F32,)
-
 
 TYPE_NAMES: dict[str, WType] = {
     "f32": T.F32,
@@ -91,135 +27,217 @@ TYPE_NAMES: dict[str, WType] = {
     "quat": T.QUAT,
     "transform": T.TRANSFORM,
 }
+IDIOMS = ("elementwise", "particles", "stencil", "reduction", "sparse", "pairwise", "tile", "geometry", "hash")
 
-_LOOPS = (("for", 2.0), ("if", 1.0))
+
+@dataclass(frozen=True)
+class Policy:
+    name: str
+    idiom: str = "elementwise"
+    type_names: tuple[str, ...] = ("f32",)
+    out_type_names: tuple[str, ...] = ()  # output types (default: the first of type_names)
+    dims: tuple[int, ...] = (1,)
+    depth: tuple[int, int] = (2, 3)
+    outputs: tuple[int, int] = (1, 2)
+    # leaves: probability an expression is a leaf; hoisting a sub-expression into a named local
+    leaf: float = 0.3
+    hoist: float = 0.35
+    w_local: float = 3.0
+    w_read: float = 2.0
+    w_param: float = 1.0
+    w_lit: float = 1.2
+    w_const: float = 0.06  # share of float literals written as a module wp.constant
+    w_tid: float = 0.5
+    reuse_array: float = 0.55
+    load_local: float = 0.75  # a read of the thread's element goes into a named local first
+    half: float = 0.0  # a float32 input stored as float16
+    # composite expressions
+    w_binop: float = 4.0
+    w_math: float = 1.5
+    w_minmax: float = 0.8
+    w_where: float = 0.5
+    w_convert: float = 0.3
+    w_reduce: float = 1.5
+    w_random: float = 0.0
+    w_call: float = 0.25
+    w_loop: float = 0.0
+    w_branch: float = 0.0
+    w_bits: float = 0.0
+    max_loops: int = 1
+    static_loops: float = 0.3
+    generic: float = 0.3  # a helper takes a typing.Any parameter
+    overload: float = 0.35  # a new helper overloads an existing one taking other types
+    # kernel structure
+    early_return: float = 0.15
+    in_place: float = 0.2  # an output is an input array written back
+    struct_params: float = 0.0
+    random: bool = False
+    subscript_annotations: float = 0.8  # wp.array[T] rather than wp.array(dtype=T)
+    decorator_args: float = 0.15
+    block_reduce: float = 0.0  # a reduction goes through a block-wide tile (wp.tile, tile_sum, tile_atomic_add)
+    _types: tuple = field(default=(), compare=False, repr=False)
+    _out: tuple = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        unknown = [n for n in self.type_names + self.out_type_names if n not in TYPE_NAMES]
+        if unknown:
+            raise ValueError(f"policy {self.name!r}: unknown types {unknown}; valid: {sorted(TYPE_NAMES)}")
+        if self.idiom not in IDIOMS:
+            raise ValueError(f"policy {self.name!r}: unknown idiom {self.idiom!r}; valid: {IDIOMS}")
+        if not (1 <= self.depth[0] <= self.depth[1] <= 4) or not (0 <= self.outputs[0] <= self.outputs[1] <= 4):
+            raise ValueError(f"policy {self.name!r}: bad limits depth={self.depth} outputs={self.outputs}")
+        for f in ("leaf", "hoist", "reuse_array", "load_local", "half", "early_return", "in_place", "struct_params"):
+            if not 0.0 <= getattr(self, f) <= 1.0:
+                raise ValueError(f"policy {self.name!r}: {f}={getattr(self, f)!r} is not a probability")
+        object.__setattr__(self, "_types", tuple(TYPE_NAMES[n] for n in self.type_names))
+        object.__setattr__(self, "_out", tuple(TYPE_NAMES[n] for n in self.out_type_names or self.type_names[:1]))
+
+    def types(self) -> tuple[WType, ...]:
+        return self._types
+
+    def out_types(self) -> tuple[WType, ...]:
+        return self._out
+
+
+_BASE = Policy("elementwise")
 
 POLICIES: dict[str, Policy] = {
     p.name: p
     for p in (
-        Policy(
-            "arithmetic",
-            ("f32", "i32", "f64"),
-            stmts=(6, 12),
-            depth=3,
-            expr=(("math", 0.3), ("math2", 0.4), ("binop", 4.0), ("convert", 0.8)),
+        replace(
+            _BASE,
+            name="arithmetic",
+            type_names=("f32", "i32", "f64"),
+            out_type_names=("f32", "f32", "f64"),
+            w_convert=0.8,
+            w_where=0.8,
+            half=0.15,
         ),
-        Policy("math", ("f32", "f64"), stmts=(6, 12), depth=3, expr=(("math", 4.0), ("math2", 2.5))),
-        Policy(
-            "integer",
-            ("i32", "i64", "u32", "f32"),
-            stmts=(6, 12),
-            depth=3,
-            expr=(("bits", 2.0), ("convert", 1.0)),
-            outputs=(1, 3),
+        replace(
+            _BASE,
+            name="math",
+            type_names=("f32", "f64"),
+            out_type_names=("f32", "f32", "f64"),
+            w_math=4.0,
+            w_minmax=1.2,
         ),
-        Policy("vector", ("f32", "vec2", "vec3", "vec4"), stmts=(6, 12), depth=3, expr=(("linalg", 2.5),)),
-        Policy(
-            "matrix",
-            ("f32", "vec2", "vec3", "vec4", "mat22", "mat33", "mat44"),
-            stmts=(6, 11),
-            depth=3,
-            expr=(("linalg", 3.0),),
+        replace(
+            _BASE,
+            name="integer",
+            type_names=("i32", "u32", "f32", "i64"),
+            out_type_names=("i32", "i32", "u32", "i64"),
+            w_bits=2.0,
+            w_convert=1.2,
         ),
-        Policy(
-            "quaternion_transform",
-            ("f32", "vec3", "quat", "transform", "mat33", "mat44"),
-            stmts=(6, 11),
-            depth=3,
-            expr=(("linalg", 3.0),),
+        replace(
+            _BASE,
+            name="vector",
+            type_names=("vec3", "f32", "vec2", "vec4"),
+            out_type_names=("vec3", "vec3", "f32", "vec2", "vec4"),
         ),
-        Policy(
-            "control_flow",
-            ("f32", "i32", "vec3"),
-            stmts=(5, 9),
-            depth=2,
-            expr=(("select", 1.5), ("linalg", 0.5)),
-            stmt=(("if", 3.0), ("update", 2.0)),
-            max_nesting=2,
-            max_lines=45,
+        replace(
+            _BASE,
+            name="matrix",
+            type_names=("mat33", "vec3", "f32", "mat22", "vec2"),
+            out_type_names=("mat33", "vec3", "f32", "mat22"),
+            w_reduce=2.0,
         ),
-        Policy(
-            "loop",
-            ("f32", "i32", "vec3"),
-            stmts=(5, 9),
-            depth=2,
-            expr=(("linalg", 0.5),),
-            stmt=(("for", 2.5), ("while", 1.0), ("if", 0.8), ("update", 1.5)),
-            max_nesting=2,
-            max_lines=50,
+        replace(
+            _BASE,
+            name="transform",
+            type_names=("vec3", "quat", "transform", "f32", "mat33"),
+            out_type_names=("vec3", "vec3", "quat", "transform", "mat33"),
         ),
-        Policy(
-            "nested_loop",
-            ("f32", "i32", "vec2"),
-            stmts=(4, 8),
-            depth=2,
-            expr=(("linalg", 0.5),),
-            stmt=(("for", 3.0), ("while", 0.5), ("if", 0.8), ("update", 1.5)),
-            max_nesting=3,
-            max_lines=50,
+        replace(
+            _BASE,
+            name="control_flow",
+            type_names=("f32", "vec3", "i32"),
+            out_type_names=("f32", "vec3"),
+            w_branch=1.5,
+            w_where=1.5,
+            early_return=0.4,
         ),
-        Policy(
-            "atomic_reduction",
-            ("f32", "i32", "vec3"),
-            stmts=(4, 9),
-            depth=3,
-            expr=(("linalg", 0.5),),
-            stmt=(("atomic", 2.5), ("if", 0.6), ("for", 0.5)),
-            outputs=(0, 1),
-            accumulators=(1, 3),
+        replace(
+            _BASE,
+            name="loop",
+            type_names=("f32", "vec3"),
+            out_type_names=("f32", "vec3", "f32"),
+            w_loop=2.0,
+            static_loops=0.35,
         ),
-        Policy(
-            "random",
-            ("f32", "vec2", "vec3", "i32"),
-            stmts=(5, 10),
-            depth=3,
-            expr=(("random", 2.0), ("linalg", 0.6)),
+        replace(
+            _BASE,
+            name="random",
+            type_names=("f32", "vec3", "vec2"),
+            out_type_names=("f32", "vec3", "vec2"),
             random=True,
-            stmt=(("for", 0.6), ("if", 0.6)),
+            w_random=2.0,
         ),
-        Policy(
-            "struct",
-            ("f32", "vec3", "i32"),
-            stmts=(5, 10),
-            depth=3,
-            expr=(("linalg", 0.8),),
-            structs=True,
-            stmt=(("struct_local", 1.0), ("if", 0.5)),
+        replace(
+            _BASE,
+            name="struct",
+            type_names=("f32", "vec3"),
+            out_type_names=("f32", "vec3"),
+            struct_params=1.0,
         ),
-        Policy(
-            "function_call",
-            ("f32", "vec3", "f64"),
-            stmts=(4, 9),
-            depth=3,
-            expr=(("call", 3.0), ("linalg", 0.8)),
-            funcs=(1, 3),
+        replace(
+            _BASE,
+            name="function_call",
+            type_names=("f32", "vec3"),
+            out_type_names=("f32", "vec3"),
+            w_call=2.5,
+            overload=0.6,
+            generic=0.4,
         ),
-        Policy(
-            "multi_dim",
-            ("f32", "vec3", "i32"),
-            dims=(2, 3),
-            stmts=(5, 10),
-            depth=3,
-            expr=(("linalg", 0.8),),
-            stmt=(("if", 0.6), ("for", 0.5)),
-            outputs=(1, 3),
+        replace(
+            _BASE, name="multi_dim", type_names=("f32", "vec3", "i32"), out_type_names=("f32", "vec3"), dims=(2, 3)
         ),
-        Policy(
-            "combined",
-            ("f32", "f64", "i32", "u32", "vec3", "vec4", "mat33", "quat", "transform"),
-            dims=(1, 2, 3),
-            stmts=(8, 14),
-            depth=3,
-            expr=(("linalg", 1.5), ("call", 1.0), ("random", 0.6), ("math", 2.0), ("math2", 1.5), ("bits", 0.4)),
-            stmt=(("if", 1.2), ("for", 1.2), ("while", 0.4), ("atomic", 0.8), ("struct_local", 0.4), ("update", 1.5)),
-            funcs=(0, 2),
-            structs=True,
-            random=True,
-            outputs=(1, 3),
-            accumulators=(0, 1),
-            max_nesting=2,
-            max_lines=45,
+        replace(
+            _BASE,
+            name="particles",
+            idiom="particles",
+            type_names=("vec3", "f32"),
+            out_type_names=("vec3",),
+            struct_params=0.25,
         ),
+        replace(
+            _BASE, name="stencil", idiom="stencil", type_names=("f32", "vec2"), out_type_names=("f32",), dims=(1, 2)
+        ),
+        replace(
+            _BASE,
+            name="atomic_reduction",
+            idiom="reduction",
+            type_names=("f32", "vec3", "i32"),
+            out_type_names=("f32", "vec3"),
+            outputs=(1, 2),
+            early_return=0.1,
+        ),
+        replace(
+            _BASE,
+            name="sparse",
+            idiom="sparse",
+            type_names=("f32", "vec3"),
+            out_type_names=("f32", "vec3"),
+        ),
+        replace(
+            _BASE,
+            name="pairwise",
+            idiom="pairwise",
+            type_names=("vec3", "f32"),
+            out_type_names=("f32", "vec3"),
+        ),
+        replace(_BASE, name="geometry", idiom="geometry", type_names=("f32", "vec3"), out_type_names=("f32",)),
+        replace(_BASE, name="spatial_hash", idiom="hash", type_names=("f32", "vec3"), out_type_names=("f32",)),
+        replace(
+            _BASE,
+            name="block_reduction",
+            idiom="reduction",
+            type_names=("f32", "vec3"),
+            out_type_names=("f32",),
+            block_reduce=0.8,
+            early_return=0.0,
+        ),
+        replace(_BASE, name="tile", idiom="tile", type_names=("f32",), out_type_names=("f32",)),
     )
 }
 

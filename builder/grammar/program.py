@@ -19,7 +19,8 @@ class Param:
 
     name: str
     t: WType
-    iv: Interval
+    iv: Interval  # an int whose interval is one value is a length the executor passes exactly
+    handle: str = ""  # for a uint64: "mesh", "hash_grid" or "volume", built by the executor
 
 
 @dataclass
@@ -32,6 +33,7 @@ class Program:
     structs: dict[str, dict[str, tuple[WType, Interval]]] = field(default_factory=dict)
     func_names: list[str] = field(default_factory=list)
     struct_names: list[str] = field(default_factory=list)
+    block_dim: int = 0  # a tile kernel's threads per block (launched with wp.launch_tiled); 0 for wp.launch
 
     @property
     def names(self) -> set[str]:
@@ -51,7 +53,7 @@ class Program:
         out = []
         for a in self.args:
             if isinstance(a, ArrayArg):
-                out.append([a.length] if a.role == "acc" else list(self.launch_shape))
+                out.append(list(a.shape) if a.shape else [a.length] if a.role == "acc" else list(self.launch_shape))
             else:
                 out.append([])
         return out

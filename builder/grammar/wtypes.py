@@ -41,11 +41,11 @@ class WType:
 
     @property
     def is_float(self) -> bool:
-        return self.kind == "scalar" and self.scalar in ("float32", "float64")
+        return self.kind == "scalar" and self.scalar in ("float16", "float32", "float64")
 
     @property
     def is_int(self) -> bool:
-        return self.kind == "scalar" and self.scalar in ("int32", "int64", "uint32")
+        return self.kind == "scalar" and self.scalar in ("int8", "int16", "int32", "int64", "uint8", "uint32")
 
     @property
     def ctor(self) -> str:
@@ -62,6 +62,11 @@ F64 = WType("scalar", "wp.float64", "float64")
 I32 = WType("scalar", "int", "int32")
 I64 = WType("scalar", "wp.int64", "int64")
 U32 = WType("scalar", "wp.uint32", "uint32")
+F16 = WType("scalar", "wp.float16", "float16")
+I8 = WType("scalar", "wp.int8", "int8")
+I16 = WType("scalar", "wp.int16", "int16")
+U8 = WType("scalar", "wp.uint8", "uint8")
+U64 = WType("scalar", "wp.uint64", "uint64")  # handles of meshes, hash grids and volumes
 BOOL = WType("bool", "bool", "bool")
 VEC = {n: WType("vec", f"wp.vec{n}", "float32", n) for n in (2, 3, 4)}
 MAT = {n: WType("mat", f"wp.mat{n}{n}", "float32", n) for n in (2, 3, 4)}
@@ -73,6 +78,25 @@ INTS = (I32, I64, U32)
 SCALARS = FLOATS + INTS
 
 
+# Operator precedence, for writing only the parentheses Python needs.
+ATOM, POW, UNARY, MUL, ADD, SHIFT, BAND, BXOR, BOR, CMP, NOT, AND, OR, TERNARY = (
+    100,
+    15,
+    14,
+    13,
+    12,
+    11,
+    10,
+    9,
+    8,
+    7,
+    6,
+    5,
+    4,
+    3,
+)
+
+
 @dataclass(frozen=True)
 class E:
     """A generated expression: its code, its type, a bound on its value, and whether it differs per thread."""
@@ -81,12 +105,11 @@ class E:
     t: WType
     iv: Interval
     varies: bool = False
-    key: str = ""  # what the value is, when a variable is a plain copy of another value
+    prec: int = ATOM  # binding strength of the outermost operator (ATOM for names, calls, subscripts)
 
-    @property
-    def ident(self) -> str:
-        """Two expressions with the same ident have the same value (``rho = rate`` aliases ``rate``)."""
-        return self.key or self.code
+    def at(self, prec: int) -> str:
+        """The code as an operand of an operator binding with ``prec``."""
+        return self.code if self.prec >= prec else f"({self.code})"
 
 
 def struct_type(name: str, fields: tuple[tuple[str, WType], ...]) -> WType:
@@ -152,3 +175,22 @@ def iv_union(a: Interval, b: Interval) -> Interval:
 
 def sym(b: float) -> Interval:
     return (-b, b)
+
+
+def sum_code(a: str, op: str, b: E) -> str:
+    """``a op b`` for ``op`` in + and -, without writing ``a - -x`` or ``a + -x``."""
+    if b.prec == UNARY and b.code.startswith("-"):
+        return f"{a} {'+' if op == '-' else '-'} {b.code[1:]}"
+    return f"{a} {op} {b.at(ADD + 1) if op == '-' else b.at(ADD)}"
+
+
+VEC2I = WType("vec", "wp.vec2i", "int32", 2)
+VEC3I = WType("vec", "wp.vec3i", "int32", 3)
+
+# The scene the executor builds for geometry queries (a mesh, a hash grid, a volume), described here so the
+# generator knows its extent without importing Warp: a MESH_N x MESH_N grid of vertices over [-1, 1]^2 with
+# small random heights, two triangles per cell; a VOLUME_N^3 grid of VOLUME_VOXEL-sized voxels from -2.
+MESH_N = 4
+MESH_FACES = 2 * (MESH_N - 1) ** 2
+VOLUME_N = 8
+VOLUME_VOXEL = 0.5

@@ -263,7 +263,9 @@ def load_cpu(module: _ctx.Module) -> None:
     """Compile (with adjoints) and load a module for the CPU device."""
     module.options["enable_backward"] = True
     module.mark_modified()
-    module.load("cpu")
+    # Warp runs CPU launches (tiled ones included) with one thread per block: a module loaded for the default
+    # block_dim would run its tile code for 256 lanes on one thread and touch one element in 256
+    module.load("cpu", block_dim=1)
 
 
 def cuda_available() -> bool:
@@ -272,5 +274,5 @@ def cuda_available() -> bool:
 
 
 def _kernel_in(source: str) -> str:
-    m = re.search(r"@wp\.kernel\s*\ndef\s+(\w+)", source)
+    m = re.search(r"@wp\.kernel(?:\([^)]*\))?\s*\ndef\s+(\w+)", source)
     return m.group(1) if m else "?"

@@ -15,11 +15,28 @@ import warp as wp
 
 from builder.grammar import wtypes as T
 from builder.grammar.program import Param, Program
+from builder.grammar.scope import ArrayArg
 from builder.grammar.wtypes import WType
 
-WARP_DTYPES = {"float32": wp.float32, "float64": wp.float64, "int32": wp.int32, "int64": wp.int64, "uint32": wp.uint32}
+WARP_DTYPES = {
+    "float16": wp.float16,
+    "float32": wp.float32,
+    "float64": wp.float64,
+    "int8": wp.int8,
+    "int16": wp.int16,
+    "int32": wp.int32,
+    "int64": wp.int64,
+    "uint8": wp.uint8,
+    "uint32": wp.uint32,
+    "uint64": wp.uint64,
+}
 # Tolerances for comparing two devices' results, per output component scalar type.
-TOLERANCES = {"float32": (1e-3, 1e-3), "float64": (1e-9, 1e-9), "int32": (0, 0), "int64": (0, 0), "uint32": (0, 0)}
+TOLERANCES = {
+    "float16": (1e-2, 1e-2),
+    "float32": (1e-3, 1e-3),
+    "float64": (1e-9, 1e-9),
+    **{k: (0, 0) for k in ("int8", "int16", "int32", "int64", "uint8", "uint32")},
+}
 
 
 @dataclass
@@ -42,7 +59,15 @@ def _unit_quats(rng: np.random.Generator, shape) -> np.ndarray:
     return q / np.linalg.norm(q, axis=-1, keepdims=True)
 
 
-def _values(rng: np.random.Generator, t: WType, iv, shape) -> np.ndarray:
+def _offsets(rng: np.random.Generator, shape, total: int) -> np.ndarray:
+    """CSR row offsets: non-decreasing, from 0 to ``total`` (the length of the arrays they index)."""
+    inner = np.sort(rng.integers(0, total + 1, size=shape[0] - 2))
+    return np.concatenate([[0], inner, [total]]).astype(np.int32)
+
+
+def _values(rng: np.random.Generator, t: WType, iv, shape, fill: str = "") -> np.ndarray:
+    if fill == "offsets":
+        return _offsets(rng, shape, int(iv[1]))
     if t.is_int:
         return rng.integers(int(iv[0]), int(iv[1]) + 1, size=shape).astype(np.dtype(t.scalar))
     if t.kind == "quat":
@@ -63,30 +88,72 @@ def _struct(rng: np.random.Generator, program: Program, t: WType, ns: dict):
 
 
 def _grad_capable(t: WType) -> bool:
-    return t.kind not in ("struct", "bool") and not t.is_int
+    return t.kind not in ("struct", "bool") and t.scalar in ("float16", "float32", "float64")
+
+
+def _mesh(rng: np.random.Generator, device: str) -> wp.Mesh:
+    """A height field over [-1, 1]^2: T.MESH_N^2 vertices, two triangles per cell (T.MESH_FACES)."""
+    n = T.MESH_N
+    xy = np.stack(np.meshgrid(np.linspace(-1, 1, n), np.linspace(-1, 1, n), indexing="ij"), -1).reshape(-1, 2)
+    verts = np.concatenate([xy, rng.uniform(-0.2, 0.2, (n * n, 1))], 1).astype(np.float32)
+    tris = []
+    for a in range(n - 1):
+        for b in range(n - 1):
+            v0 = a * n + b
+            tris += [v0, v0 + 1, v0 + n, v0 + 1, v0 + n + 1, v0 + n]
+    return wp.Mesh(
+        points=wp.array(verts, dtype=wp.vec3, device=device),
+        indices=wp.array(np.array(tris, dtype=np.int32), dtype=int, device=device),
+    )
+
+
+def _handle(kind: str, rng: np.random.Generator, arrays: dict, device: str):
+    """The object behind a uint64 argument; the caller keeps it alive while kernels use its id."""
+    if kind == "mesh":
+        return _mesh(rng, device)
+    if kind == "volume":
+        n = T.VOLUME_N
+        values = rng.uniform(-1.0, 1.0, (n, n, n)).astype(np.float32)
+        return wp.Volume.load_from_numpy(
+            values, min_world=(-2.0, -2.0, -2.0), voxel_size=T.VOLUME_VOXEL, bg_value=0.0, device=device
+        )
+    points = arrays[kind.removeprefix("hash_grid:")]  # a grid over the points array the kernel also reads
+    grid = wp.HashGrid(8, 8, 8, device=device)
+    grid.build(points, 0.5)
+    return grid
 
 
 def make_args(program: Program, ns: dict, rng: np.random.Generator, device: str):
     args, outs, inits, grad_inputs = [], {}, {}, {}
-    shape = program.launch_shape
+    handles = []
     for a in program.args:
+        shape = a.shape if isinstance(a, ArrayArg) and a.shape else program.launch_shape
         if isinstance(a, Param):
-            if a.t.kind == "struct":
+            if a.handle:
+                handles.append((len(args), a.handle))
+                args.append(None)
+            elif a.t.kind == "struct":
                 args.append(_struct(rng, program, a.t, ns))
             else:
                 v = _values(rng, a.t, a.iv, ())
-                args.append(warp_dtype(a.t, ns)(v.item()) if a.t.is_float and a.t != T.F32 else v.item())
+                if a.t.kind != "scalar":
+                    args.append(warp_dtype(a.t, ns)(*v.ravel().tolist()))
+                else:
+                    args.append(warp_dtype(a.t, ns)(v.item()) if a.t.is_float and a.t != T.F32 else v.item())
             continue
         dtype, grad = warp_dtype(a.dtype, ns), _grad_capable(a.dtype)
-        if a.role in ("in", "index"):
+        if a.role in ("in", "index", "inout"):
             if a.dtype.kind == "struct":
                 arr = wp.array(
                     [_struct(rng, program, a.dtype, ns) for _ in range(int(np.prod(shape)))], dtype=dtype, device=device
                 ).reshape(shape)
             else:
-                arr = wp.array(_values(rng, a.dtype, a.iv, shape), dtype=dtype, device=device, requires_grad=grad)
+                values = _values(rng, a.dtype, a.iv, shape, a.fill)
+                arr = wp.array(values, dtype=dtype, device=device, requires_grad=grad)
                 if grad:
                     grad_inputs[a.name] = arr
+                if a.role == "inout":  # written in place: an output that starts from its input values
+                    outs[a.name], inits[a.name] = arr, values.copy()
         elif a.role == "out":
             arr = wp.zeros(shape, dtype=dtype, device=device, requires_grad=grad)
             outs[a.name], inits[a.name] = arr, 0.0
@@ -97,15 +164,23 @@ def make_args(program: Program, ns: dict, rng: np.random.Generator, device: str)
             )
             outs[a.name], inits[a.name] = arr, a.init
         args.append(arr)
-    return args, outs, inits, grad_inputs
+    arrays = {a.name: arr for a, arr in zip(program.args, args) if isinstance(a, ArrayArg)}
+    keep = []
+    for n, kind in handles:
+        keep.append(_handle(kind, rng, arrays, device))
+        args[n] = keep[-1].id
+    return args, outs, inits, grad_inputs, keep
 
 
 def run(program: Program, kernel, ns: dict, rng: np.random.Generator, device: str, backward: bool) -> Run:
     """Launch forward (and, if asked, backward with unit output adjoints); return host copies."""
-    args, outs, inits, grad_inputs = make_args(program, ns, rng, device)
+    args, outs, inits, grad_inputs, keep = make_args(program, ns, rng, device)  # keep: meshes, grids, volumes
     tape = wp.Tape()
     with tape:
-        wp.launch(kernel, dim=program.launch_shape, inputs=args, device=device)
+        if program.block_dim:
+            wp.launch_tiled(kernel, dim=program.launch_shape, inputs=args, block_dim=program.block_dim, device=device)
+        else:
+            wp.launch(kernel, dim=program.launch_shape, inputs=args, device=device)
     outputs = {k: v.numpy().copy() for k, v in outs.items()}
     grads = {}
     if backward:
@@ -114,6 +189,7 @@ def run(program: Program, kernel, ns: dict, rng: np.random.Generator, device: st
             tape.backward(grads=seeds)
             grads = {k: v.grad.numpy().copy() for k, v in grad_inputs.items()}
     tape.reset()
+    del keep  # the scene objects outlive every launch that used their ids
     return Run(outputs, grads, inits)
 
 
@@ -140,7 +216,10 @@ def assess(r: Run) -> tuple[bool, bool, bool]:
     nondeg = True
     for name, v in r.outputs.items():
         flat = np.asarray(v, dtype=np.float64).reshape(len(v), -1) if v.ndim else v.reshape(1, 1)
-        changed = bool((flat != r.inits[name]).any())
+        init = r.inits[name]
+        changed = bool(
+            (flat != (np.asarray(init, dtype=np.float64).reshape(flat.shape) if np.ndim(init) else init)).any()
+        )
         constant = flat.shape[0] > 1 and bool((flat == flat[0]).all())
         nondeg &= changed and not constant
     grads_ok = all(np.isfinite(np.asarray(g, dtype=np.float64)).all() for g in r.grads.values())

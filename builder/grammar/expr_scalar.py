@@ -1,0 +1,307 @@
+"""Scalar producers: arithmetic, Warp math builtins, conversions and conditions.
+
+Each producer passes ``vary`` to one operand, so the result depends on the
+thread's data through at least one path.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from builder.grammar import expr_linalg, flow
+from builder.grammar import wtypes as T
+from builder.grammar.wtypes import ADD, AND, BAND, BOR, BXOR, CMP, MUL, OR, SHIFT, E, WType, fmt_float, lit, mag
+from builder.rng import pick
+
+if TYPE_CHECKING:
+    from builder.grammar.expr import Gen
+
+
+# name -> (guard, result interval from the guarded operand's); "pos" = positive, ("b", x) = within [-x, x]
+def _sampled(fn, lo: float, hi: float) -> tuple[float, float]:
+    """The range of ``fn`` over [lo, hi], from 65 samples (tight, so a threshold drawn inside it is met)."""
+    if hi - lo > 6.3 and fn in (math.sin, math.cos):
+        return (-1.0, 1.0)
+    ys = [fn(lo + (hi - lo) * n / 64) for n in range(65)]
+    pad = 0.02 * (max(ys) - min(ys)) if fn in (math.sin, math.cos) else 0.0
+    return (max(min(ys) - pad, -1.0e12), min(max(ys) + pad, 1.0e12))
+
+
+def _r(fn):
+    return lambda iv: _sampled(fn, iv[0], iv[1])
+
+
+UNARY_FNS = {
+    "sin": (None, _r(math.sin)),
+    "cos": (None, _r(math.cos)),
+    "tanh": (None, _r(math.tanh)),
+    "abs": (None, T.iv_abs),
+    "exp": (("b", 4.0), _r(math.exp)),
+    "sqrt": (("pos", 0.01), _r(math.sqrt)),
+    "log": (("pos", 0.1), _r(math.log)),
+    "atan": (None, _r(math.atan)),
+    "acos": (("b", 0.95), _r(math.acos)),
+    "asin": (("b", 0.95), _r(math.asin)),
+}
+# how often each appears, roughly as in Warp's own kernels
+UNARY_WEIGHTS = {
+    "sin": 3,
+    "cos": 3,
+    "sqrt": 4,
+    "abs": 4,
+    "exp": 2,
+    "tanh": 1,
+    "log": 1,
+    "atan": 0.5,
+    "acos": 0.5,
+    "asin": 0.3,
+}
+
+
+def _split(g: Gen, vary: bool) -> tuple[bool, bool]:
+    if not vary:
+        return False, False
+    return (True, False) if g.rng.random() < 0.6 else (False, True)
+
+
+def _same_inputs(g: Gen, a: E, b: E) -> bool:
+    atoms = g.k.atoms(a.code)
+    return bool(atoms) and atoms == g.k.atoms(b.code)
+
+
+def binop(g: Gen, t: WType, depth: int, vary: bool) -> E:
+    va, vb = _split(g, vary)
+    a = g.expr(t, depth - 1, va)
+    op = pick(g.rng, [(3.0, lambda: "+"), (2.0, lambda: "-"), (3.0, lambda: "*"), (1.0, lambda: "/")])
+    if op in "+-" and not vb and g.rng.random() < 0.5:
+        b = g.literal(t) if g.rng.random() < 0.5 else g.expr(t, 0, avoid=a.code)
+    else:
+        b = g.expr(t, depth - 1, vb, avoid=a.code)
+    same = _same_inputs(g, a, b)
+    if op in "+-/" and same:  # a - a, a / a and a + (-a) are constants; a * a is not
+        op = "*"
+    if op == "*" and mag(a.iv) * mag(b.iv) > T.FLOAT_CAP:
+        if same:
+            b = g.bounded(b, 1.0)
+        else:
+            op = "+"
+    if op == "/":
+        b = g.nonzero(b)
+        lo = min(abs(b.iv[0]), abs(b.iv[1]))
+        return E(f"{a.at(MUL)} / {b.at(MUL + 1)}", t, T.sym(mag(a.iv) / lo), a.varies or b.varies, MUL)
+    iv = {"+": T.iv_add, "-": T.iv_sub, "*": T.iv_mul}[op](a.iv, b.iv)
+    if op in "+-":
+        return E(T.sum_code(a.at(ADD), op, b), t, iv, a.varies or b.varies, ADD)
+    return E(f"{a.at(MUL)} * {b.at(MUL)}", t, iv, a.varies or b.varies, MUL)
+
+
+def unary(g: Gen, t: WType, depth: int, vary: bool) -> E:
+    # a function of a constant is a constant: the operand always comes from the thread's data
+    a = g.expr(t, depth - 1, True)
+    names = [n for n in UNARY_FNS if not (n == "abs" and a.iv[0] >= 0)]  # abs of a non-negative is itself
+    name = pick(g.rng, [(UNARY_WEIGHTS[n], lambda n=n: n) for n in names])
+    guard, result = UNARY_FNS[name]
+    if guard == ("pos", 0.01) or guard == ("pos", 0.1):
+        a = g.positive(a, guard[1])
+    elif guard is not None:
+        a = g.bounded(a, guard[1])
+    return E(f"wp.{name}({a.code})", t, result(a.iv), a.varies)
+
+
+def minmax(g: Gen, t: WType, depth: int, vary: bool) -> E:
+    a = g.expr(t, depth - 1, vary)
+    lo, hi = a.iv
+    kind = g.rng.choice(("min", "max", "clamp", "clamp"))
+    if kind == "clamp" and hi - lo > (4 if t.is_int else 1e-3):
+        c0 = lo + (hi - lo) * g.rng.choice((0.0, 0.1, 0.25))
+        c1 = hi - (hi - lo) * g.rng.choice((0.0, 0.1, 0.25))
+        c0, c1 = (math.ceil(c0), math.floor(c1)) if t.is_int else (float(fmt_float(c0)), float(fmt_float(c1)))
+        if c0 < c1:
+            return E(f"wp.clamp({a.code}, {lit(t, c0)}, {lit(t, c1)})", t, (c0, c1), a.varies)
+    if g.rng.random() < 0.5 and hi - lo > 1e-3:  # a threshold inside the range, so both sides occur
+        pivot = lo + (hi - lo) * g.rng.choice((0.25, 0.5, 0.75))
+        b = E(lit(t, round(pivot) if t.is_int else float(fmt_float(pivot))), t, (pivot, pivot))
+    else:  # another per-thread value: whichever wins, the result still varies
+        b = g.expr(t, depth - 1, True, avoid=a.code)
+    f = min if kind == "min" else max
+    iv = (f(lo, b.iv[0]), f(hi, b.iv[1]))
+    return E(f"wp.{'min' if kind == 'min' else 'max'}({a.code}, {b.code})", t, iv, a.varies)
+
+
+def where(g: Gen, t: WType, depth: int, vary: bool) -> E:
+    c = g.cond(depth - 1)
+    va, vb = _split(g, vary)
+    a = g.expr(t, depth - 1, va or vary)
+    b = g.expr(t, depth - 1, vb, avoid=a.code)
+    return E(f"wp.where({c.code}, {a.code}, {b.code})", t, T.iv_union(a.iv, b.iv), a.varies or b.varies)
+
+
+def blend(g: Gen, t: WType, depth: int, vary: bool) -> E:
+    a = g.expr(t, depth - 1, vary)
+    kind = g.rng.choice(("lerp", "smoothstep", "pow", "atan2", "signed"))
+    if kind == "signed":  # a signed square root: keeps the sign, compresses the magnitude
+        # the offset keeps the derivative finite at 0
+        code = f"wp.sign({a.code}) * wp.sqrt(wp.abs({a.code}) + {lit(t, 0.01)})"
+        return E(code, t, T.sym((mag(a.iv) + 0.01) ** 0.5), a.varies, MUL)
+    if kind == "lerp":
+        b = g.expr(t, depth - 1, False, avoid=a.code)
+        unit = [p for p in g.k.params(t) if 0 <= p.iv[0] and p.iv[1] <= 1]
+        s = (
+            g.rng.choice(unit)
+            if unit and g.rng.random() < 0.5
+            else E(lit(t, g.rng.choice((0.25, 0.5, 0.1))), t, (0, 1))
+        )
+        return E(f"wp.lerp({b.code}, {a.code}, {s.code})", t, T.iv_union(a.iv, b.iv), a.varies)
+    if kind == "smoothstep":
+        lo, hi = a.iv
+        if not 1e-3 < hi - lo <= 4.0:  # a wide bound is loose: the edges would miss most values
+            return a
+        e0, e1 = float(fmt_float(lo + 0.1 * (hi - lo))), float(fmt_float(hi - 0.1 * (hi - lo)))
+        if e0 >= e1:
+            return a
+        return E(f"wp.smoothstep({lit(t, e0)}, {lit(t, e1)}, {a.code})", t, (0.0, 1.0), a.varies)
+    if kind == "pow":
+        base = g.positive(g.bounded(a, 8.0), 0.1)
+        e = g.rng.choice((2.0, 3.0, 0.5, 1.5))
+        vals = (base.iv[0] ** e, base.iv[1] ** e)
+        return E(f"wp.pow({base.code}, {lit(t, e)})", t, (min(vals), max(vals)), a.varies)
+    b = g.expr(t, depth - 1, False, avoid=a.code)
+    if _same_inputs(g, a, b):  # atan2(x, |x|) is a constant: shift the second operand off proportion
+        b = E(f"{b.at(ADD)} + {lit(t, 1.0)}", t, (b.iv[0] + 1.0, b.iv[1] + 1.0), b.varies, ADD)
+    corners = [math.atan2(y, x) for y in a.iv for x in b.iv]
+    iv = (min(corners), max(corners)) if b.iv[0] > 0 or a.iv[0] > 0 or a.iv[1] < 0 else (-3.1416, 3.1416)
+    return E(f"wp.atan2({a.code}, {b.code})", t, iv, a.varies)
+
+
+def convert(g: Gen, t: WType, depth: int, vary: bool) -> E:
+    if t == T.F32:
+        src = g.rng.choice([s for s in g.p.types() if s.kind == "scalar" and s != t] or [T.I32])
+        a = g.expr(src, depth - 1, True)  # converting a literal is writing another literal
+        return E(f"float({a.code})", t, a.iv, a.varies)
+    a = g.expr(T.F32, depth - 1, True)
+    return E(f"{t.ctor}({a.code})", t, a.iv, a.varies)
+
+
+def random_float(g: Gen, t: WType, depth: int, vary: bool) -> E:
+    s = g.k.rand_state
+    kind = g.rng.choice(("randf", "randf", "range", "randn"))
+    if kind == "randf":
+        return E(f"wp.randf({s})", t, (0.0, 1.0), True)
+    if kind == "range":
+        lo = g.rng.choice((-1.0, 0.0, 0.5))
+        return E(f"wp.randf({s}, {lit(t, lo)}, {lit(t, lo + 2.0)})", t, (lo, lo + 2.0), True)
+    return E(f"wp.randn({s})", t, (-6.0, 6.0), True)
+
+
+def float_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
+    p = g.p
+    linalg = t == T.F32 and any(x.kind in ("vec", "mat", "quat") for x in p.types())
+    options = [
+        (p.w_binop, lambda: binop(g, t, depth, vary)),
+        (p.w_math, lambda: unary(g, t, depth, vary)),
+        (p.w_minmax, lambda: minmax(g, t, depth, vary)),
+        (p.w_where, lambda: where(g, t, depth, vary)),
+        (p.w_math * 0.4, lambda: blend(g, t, depth, vary)),
+        (
+            p.w_convert if any(s.kind == "scalar" and s != t for s in p.types()) or t != T.F32 else 0.0,
+            lambda: convert(g, t, depth, vary),
+        ),
+        (p.w_reduce if linalg else 0.0, lambda: expr_linalg.to_float(g, depth, vary)),
+        (p.w_random if g.k.rand_state and t == T.F32 else 0.0, lambda: random_float(g, t, depth, vary)),
+        (p.w_call if t == T.F32 and not g.k.helper else 0.0, lambda: g.call(t, depth, vary)),
+        (
+            p.w_loop if g.k.loop_depth < p.max_loops and t == T.F32 and not g.k.helper else 0.0,
+            lambda: flow.loop_sum(g, t, depth, vary),
+        ),
+        (p.w_branch if g.k.loop_depth < 2 else 0.0, lambda: flow.branch(g, t, depth, vary)),
+    ]
+    return g.capped(pick(g.rng, options))
+
+
+def int_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
+    rng, p = g.rng, g.p
+
+    def arith() -> E:
+        op = rng.choice("+-*" if t != T.U32 else "+*")
+        va, vb = (vary, False) if op == "*" else _split(g, vary)
+        a = g.expr(t, depth - 1, va)
+        b = g.literal(t) if op == "*" or not vb and rng.random() < 0.5 else g.expr(t, depth - 1, vb, avoid=a.code)
+        if op == "-" and _same_inputs(g, a, b):
+            op = "+"
+        prec = MUL if op == "*" else ADD
+        iv = {"+": T.iv_add, "-": T.iv_sub, "*": T.iv_mul}[op](a.iv, b.iv)
+        return E(f"{a.at(prec)} {op} {b.at(prec + 1)}", t, iv, a.varies or b.varies, prec)
+
+    def divmod_() -> E:
+        a = g.expr(t, depth - 1, vary)
+        if a.iv[0] < 0:
+            a = E(f"wp.abs({a.code})", t, T.iv_abs(a.iv), a.varies)
+        if a.iv[1] < 4:
+            return a
+        # an odd prime: a multiple of a power of two (the int literals) is never a multiple of it
+        d = rng.choice([p for p in (3, 5, 7) if p <= a.iv[1] // 2] or [3])
+        if rng.random() < 0.5:
+            return E(f"{a.at(MUL)} % {lit(t, d)}", t, (0, d - 1), a.varies, MUL)
+        return E(f"{a.at(MUL)} // {lit(t, d)}", t, (0, math.ceil(a.iv[1] / d)), a.varies, MUL)
+
+    def bits() -> E:
+        # on a value read, not on another mask: (x | 1) & 1 is 1 for every thread
+        a = g.leaf(t, True)
+        if a.iv[0] < 0:
+            a = E(f"wp.abs({a.code})", t, T.iv_abs(a.iv), a.varies)
+        # no left shifts: a later mask of the low bits would be zero for every thread
+        op = rng.choice(("&", "|", "^", ">>"))
+        if op == ">>" and a.iv[1] >= 8:
+            s = rng.choice([s for s in (1, 2, 3) if int(a.iv[1]) >> s >= 4] or [1])
+            return E(f"{a.at(SHIFT + 1)} >> {lit(t, s)}", t, (0, int(a.iv[1]) >> s), a.varies, SHIFT)
+        op = "^" if op == ">>" else op
+        m = rng.choice([m for m in (1, 3, 7, 15, 31, 63) if 2 * m <= a.iv[1]] or [1])
+        hi = m if op == "&" else int(a.iv[1]) | m
+        prec = {"&": BAND, "^": BXOR, "|": BOR}[op]
+        return E(f"{a.at(prec)} {op} {lit(t, m)}", t, (0, max(hi, m)), a.varies, prec)
+
+    def from_float() -> E:
+        a = g.expr(T.F32, depth - 1, vary)
+        s = rng.choice((4.0, 8.0, 10.0, 16.0))
+        rnd = rng.choice(("floor", "floor", "ceil"))
+        ctor = "int" if rng.random() < 0.6 else "wp.int32"
+        code = f"{ctor}(wp.{rnd}({a.at(MUL)} * {fmt_float(s)}))" if t == T.I32 else f"{t.ctor}({a.at(MUL)} * {s})"
+        lo, hi = math.floor(a.iv[0] * s), math.ceil(a.iv[1] * s)
+        if t == T.U32 and a.iv[0] < 0:
+            code, lo, hi = f"{t.ctor}(wp.abs({a.code}) * {s})", 0, math.ceil(mag(a.iv) * s) + 1
+        return E(code, t, (lo, hi), a.varies)
+
+    options = [
+        (p.w_binop, arith),
+        (p.w_binop * 0.5, divmod_),
+        (p.w_bits, bits),
+        (p.w_minmax, lambda: minmax(g, t, depth, vary)),
+        (p.w_convert, from_float),
+        (p.w_where * 0.5, lambda: where(g, t, depth, vary)),
+    ]
+    return g.capped(pick(rng, options))
+
+
+def cond_expr(g: Gen, depth: int) -> E:
+    rng = g.rng
+    t = T.I32 if rng.random() < 0.25 and not g.k.helper else T.F32
+    a = g.expr(t, max(depth - 1, 0), True)
+    lo, hi = max(a.iv[0], -100.0), min(a.iv[1], 100.0)
+    pivot = t.is_int or rng.random() < 0.6 or lo >= hi
+    if pivot:  # a threshold inside the operand's range, so the test goes both ways
+        mid = lo + (hi - lo) * rng.choice((0.25, 0.5, 0.75))
+        b = E(lit(t, round(mid) if t.is_int else float(fmt_float(mid))), t, (mid, mid))
+    else:  # another per-thread value
+        b = g.expr(t, 0, True, avoid=a.code)
+    # no == / != on data: one value out of a hundred may be met by no thread, and the test is then constant
+    op = rng.choice(("<", ">", "<=", ">="))
+    c = E(f"{a.at(CMP + 1)} {op} {b.at(CMP + 1)}", T.BOOL, (0, 1), True, CMP)
+    if depth > 0 and t.is_float and rng.random() < 0.06:  # the finiteness test numerical code guards with
+        return E(f"wp.isfinite({a.code}) and {c.at(AND + 1)}", T.BOOL, (0, 1), True, AND)
+    if depth > 0 and rng.random() < 0.15:
+        other = cond_expr(g, 0)
+        op = rng.choice(("and", "or"))
+        prec = AND if op == "and" else OR
+        return E(f"{c.at(prec)} {op} {other.at(prec + 1)}", T.BOOL, (0, 1), True, prec)
+    return c

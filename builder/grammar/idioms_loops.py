@@ -1,0 +1,189 @@
+"""Kernel bodies that gather or scatter across threads: atomics, CSR rows, all-pairs neighbour loops."""
+
+from __future__ import annotations
+
+from builder.grammar import wtypes as T
+from builder.grammar.expr import Gen
+from builder.grammar.idioms import combine, depth, guard, write
+from builder.grammar.scope import Local
+from builder.grammar.wtypes import ADD, MUL, E, WType, fmt_float, lit, mag
+
+VEC3 = T.VEC[3]
+
+
+def reduction(g: Gen) -> None:
+    k, rng = g.k, g.rng
+    guard(g)
+    for _ in range(max(1, rng.randint(*g.p.outputs))):
+        t = rng.choice(g.p.out_types())
+        kinds = ("total", "segment", "histogram", "extrema", "output") if t == T.F32 else ("total", "segment")
+        # a tile is a collective of the whole block: never after an early exit some threads took
+        block = t == T.F32 and not k.guard
+        if block and rng.random() < g.p.block_reduce:
+            kind = "block"
+        else:
+            kind = rng.choice(kinds + (("block",) if block else ()))
+        if kind == "output":
+            write(g, t, g.expr(t, depth(g), True))
+            continue
+        if kind == "histogram":
+            _histogram(g)
+            continue
+        value = g.expr(t, depth(g), True)
+        if kind == "total":
+            op = "sub" if rng.random() < 0.15 else "add"
+            acc = k.array(t, "acc", stem=rng.choice(("total", "sum_out", "loss", "energy")), ndim=1, length=1, op=op)
+            if rng.random() < 0.2 and t == T.F32 and op == "add":
+                k.emit(f"{acc.name}[0] += {value.code}")
+            else:
+                k.emit(f"wp.atomic_{op}({acc.name}, 0, {value.code})")
+        elif kind == "block":  # the block's values as one tile, summed, one atomic per block
+            tv = k.fresh(rng.choice(("t", "tile_v", "vals")))
+            s = k.fresh(rng.choice(("s", "block_sum", "partial")))
+            acc = k.array(t, "acc", stem=rng.choice(("total", "norm_sq", "loss")), ndim=1, length=1, op="add")
+            if value.prec != 100 or "[" in value.code or "(" in value.code:  # wp.tile takes a local value
+                value = k.bind(rng.choice(("v", "val", "contrib")), value)
+            k.emit(f"{tv} = wp.tile({value.code})")
+            k.emit(f"{s} = wp.tile_sum({tv})")
+            k.emit(f"wp.tile_atomic_add({acc.name}, {s})")
+            if rng.random() < 0.3:
+                out = k.array(t, "out", stem=rng.choice(("y", "mapped", "out")))
+                fn = rng.choice(("wp.sin", "wp.tanh", "wp.abs"))
+                k.emit(f"{out.name}[{k.own}] = wp.untile(wp.tile_map({fn}, {tv}))")
+        elif kind == "extrema":
+            op = rng.choice(("max", "min"))
+            acc = k.array(
+                t,
+                "acc",
+                stem=f"{op}_value" if rng.random() < 0.5 else f"v{op}",
+                ndim=1,
+                length=1,
+                op=op,
+                init=-1.0e6 if op == "max" else 1.0e6,
+            )
+            k.emit(f"wp.atomic_{op}({acc.name}, 0, {value.code})")
+        else:
+            nb = rng.choice((4, 8, 16))
+            seg = k.array(T.I32, "index", (0, nb - 1), rng.choice(("labels", "segment_ids", "cluster", "body_id")))
+            acc = k.array(
+                t, "acc", stem=rng.choice(("sums", "body_f", "cluster_sum", "per_body")), ndim=1, length=nb, op="add"
+            )
+            idx = k.fresh(rng.choice(("s", "seg", "b", "c")))
+            k.emit(f"{idx} = {seg.name}[{k.own}]")
+            k.emit(f"wp.atomic_add({acc.name}, {idx}, {value.code})")
+
+
+def _histogram(g: Gen) -> None:
+    k, rng = g.k, g.rng
+    x = g.expr(T.F32, depth(g) - 1, True)
+    nb = rng.choice((8, 16, 32))
+    lo, hi = x.iv
+    if hi - lo < 1e-3:
+        hi = lo + 1.0
+    scale = float(fmt_float(nb / (hi - lo)))
+    b = k.fresh(rng.choice(("b", "bin", "bucket")))
+    shifted = f"{x.at(ADD)} - {lit(T.F32, lo)}" if lo > 0 else f"{x.at(ADD)} + {lit(T.F32, -lo)}" if lo < 0 else x.code
+    k.emit(f"{b} = wp.clamp(int(({shifted}) * {fmt_float(scale)}), 0, {nb - 1})")
+    if rng.random() < 0.5:
+        hist = k.array(T.I32, "acc", stem=rng.choice(("hist", "counts", "bins")), ndim=1, length=nb, op="add")
+        k.emit(f"wp.atomic_add({hist.name}, {b}, 1)")
+    else:
+        w = g.expr(T.F32, 1, True, avoid=b)
+        hist = k.array(T.F32, "acc", stem=rng.choice(("hist", "weights_sum", "bins")), ndim=1, length=nb, op="add")
+        k.emit(f"wp.atomic_add({hist.name}, {b}, {w.code})")
+
+
+def _zero(t: WType) -> str:
+    return "float(0.0)" if t == T.F32 else f"{t.spelling}(0.0)"
+
+
+def sparse(g: Gen) -> None:
+    """y[i] = sum over row i of a CSR matrix: for k in range(row_ptr[i], row_ptr[i + 1])."""
+    k, rng = g.k, g.rng
+    n = k.shape[0]
+    nnz = n * rng.choice((2, 3, 4))
+    t = rng.choice(g.p.out_types())
+    ptr = k.array(
+        T.I32,
+        "index",
+        (0, nnz),
+        rng.choice(("row_ptr", "offsets", "indptr", "row_start")),
+        ndim=1,
+        shape=(n + 1,),
+        fill="offsets",
+    )
+    cols = k.array(
+        T.I32, "index", (0, n - 1), rng.choice(("cols", "col_idx", "indices", "neighbors")), ndim=1, shape=(nnz,)
+    )
+    vals = k.array(T.F32, "in", (-1.0, 1.0), rng.choice(("vals", "values", "weights", "a")), ndim=1, shape=(nnz,))
+    x = k.array(t, "in", (-1.0, 1.0), rng.choice(("x", "src", "field", "u")))
+    i = k.tid[0]
+    start, end = k.fresh("start" if rng.random() < 0.5 else "beg"), k.fresh("end")
+    k.emit(f"{start} = {ptr.name}[{i}]")
+    k.emit(f"{end} = {ptr.name}[{i} + 1]")
+    acc = k.fresh(rng.choice(("acc", "s", "total", "y")))
+    k.emit(f"{acc} = {_zero(t)}")
+    kk, j = k.fresh("k" if "k" not in k.used else "e"), k.fresh("j" if "j" not in k.used else "c")
+    k.emit(f"for {kk} in range({start}, {end}):")
+    k.emit(f"    {j} = {cols.name}[{kk}]")
+    form = rng.choice(("spmv", "laplace", "abs"))
+    if form == "laplace":
+        xi = k.load(x)
+        k.emit(f"    {acc} += {vals.name}[{kk}] * ({x.name}[{j}] - {xi.code})")
+        iv = T.sym(8.0 * 2.0)
+    elif form == "abs" and t == T.F32:
+        k.emit(f"    {acc} += wp.abs({vals.name}[{kk}]) * {x.name}[{j}]")
+        iv = T.sym(8.0)
+    else:
+        k.emit(f"    {acc} += {vals.name}[{kk}] * {x.name}[{j}]")
+        iv = T.sym(8.0)
+    value = E(acc, t, iv, True)
+    if rng.random() < 0.6:  # drawn before the sum is visible, so it cannot be a copy of it
+        other = g.expr(t, depth(g) - 1, False, avoid=acc)
+        op = rng.choice(("+", "-"))
+        value = E(T.sum_code(acc, op, other), t, T.sym(mag(iv) + mag(other.iv)), True, ADD)
+    k.frames.add(Local(acc, t, iv, True))
+    write(g, t, combine(g, value, 0.5))
+
+
+def pairwise(g: Gen) -> None:
+    """All-pairs interactions within a cutoff: SPH-like densities or pair forces."""
+    k, rng = g.k, g.rng
+    guard(g)
+    n = k.size_param(k.shape[0], rng.choice(("n", "num_particles", "count")))
+    pos = k.array(VEC3, "in", (-1.0, 1.0), rng.choice(("positions", "x", "points", "particle_x")))
+    xi = k.load(pos)
+    h = k.param(T.F32, (0.5, 1.5), rng.choice(("h", "radius", "cutoff", "smoothing")))
+    density = rng.random() < 0.5
+    t = T.F32 if density else VEC3
+    acc = k.fresh(rng.choice(("rho", "density", "w_sum")) if density else rng.choice(("f", "force", "f_sum")))
+    k.emit(f"{acc} = {_zero(t)}")
+    j = k.fresh("j")
+    k.emit(f"for {j} in range({n.code}):")
+    d, r2 = k.fresh(rng.choice(("d", "dx", "r_ij"))), k.fresh(rng.choice(("r2", "dist_sq", "d2")))
+    k.emit(f"    {d} = {xi.code} - {pos.name}[{j}]")
+    k.emit(f"    {r2} = {'wp.dot(' + d + ', ' + d + ')' if rng.random() < 0.5 else 'wp.length_sq(' + d + ')'}")
+    k.emit(f"    if {r2} < {h.code} * {h.code}:")
+    if density:
+        mass = rng.choice((None, "arr", "param"))
+        m = ""
+        if mass == "arr":
+            m = f"{k.array(T.F32, 'in', (0.5, 2.0), rng.choice(('mass', 'masses', 'm'))).name}[{j}] * "
+        elif mass == "param":
+            m = f"{k.param(T.F32, (0.5, 2.0), rng.choice(('mass', 'particle_mass'))).code} * "
+        w = k.fresh(rng.choice(("q", "w", "diff")))
+        k.emit(f"        {w} = {h.code} * {h.code} - {r2}")
+        k.emit(f"        {acc} += {m}{w} * {w} * {w}")
+        iv = (0.0, n.iv[0] * 2.0 * 4.0)
+    else:
+        stiff = k.param(T.F32, (0.1, 2.0), rng.choice(("k", "stiffness", "ke")))
+        r = k.fresh(rng.choice(("r", "dist")))
+        k.emit(f"        {r} = wp.sqrt({r2} + 1.0e-6)")
+        k.emit(f"        {acc} += {d} * ({stiff.code} * ({h.code} - {r}) / ({r} + 0.1))")
+        iv = T.sym(n.iv[0] * 2.0 * 2.0 * 15.0)
+    value = E(acc, t, iv, True)
+    if rng.random() < 0.5:
+        s = g.bounded(g.expr(T.F32, 1, False), 4.0)
+        value = E(f"{acc} * {s.at(MUL)}", t, T.sym(mag(iv) * mag(s.iv)), True, MUL)
+    k.frames.add(Local(acc, t, iv, True))
+    write(g, t, combine(g, value, 0.5))

@@ -1,0 +1,209 @@
+"""The kernel being written: its arguments, module constants, helpers and body.
+
+Every argument, constant and loaded local is created on demand, by the
+expression that reads it, so each one is used by construction: nothing in a
+generated module exists unless a store, atomic or return needs it.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from builder.grammar import names as N
+from builder.grammar import wtypes as T
+from builder.grammar.policy import Policy
+from builder.grammar.program import Param, Program
+from builder.grammar.scope import ArrayArg, Frames, Local
+from builder.grammar.wtypes import ATOM, E, Interval, WType, lit
+
+_IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
+RESERVED = {"wp", "float", "int", "range", "min", "max", "abs", "len", "Any", "return", "for", "in", "if", "and", "or"}
+TID_NAMES = {1: (("i",), ("tid",), ("idx",)), 2: (("i", "j"), ("x", "y"), ("row", "col")), 3: (("i", "j", "k"),)}
+ROLE_ORDER = {"in": 0, "index": 0, "inout": 0, "out": 1, "acc": 1}
+
+
+def spell(t: WType, rng: random.Random) -> str:
+    if t == T.F32:
+        return "float" if rng.random() < 0.85 else "wp.float32"
+    if t == T.I32:
+        return "int" if rng.random() < 0.85 else "wp.int32"
+    if t.kind == "vec" and t.scalar == "float32" and rng.random() < 0.1:
+        return f"{t.spelling}f"  # wp.vec3f: the same type
+    return t.spelling
+
+
+class KernelCtx:
+    def __init__(self, rng: random.Random, policy: Policy, ndim: int, shape: tuple[int, ...]):
+        self.rng, self.p, self.ndim, self.shape = rng, policy, ndim, shape
+        self.used: set[str] = set(RESERVED)
+        self.tid = rng.choice(TID_NAMES[ndim])
+        self.used.update(self.tid)
+        self.own = ", ".join(self.tid)
+        self.args: list[ArrayArg | Param] = []
+        self.frames = Frames()
+        self.guard: list[str] = []  # right after wp.tid(): early exits
+        self.loads: list[str] = []  # then the thread's own elements
+        self.body: list[str] = []
+        self.indent = 1
+        self.loaded: dict[str, Local] = {}
+        # per-thread inputs each name's value is computed from (arrays, loaded and bound locals, thread ids):
+        # two operands computed from the same inputs may cancel (a - a, b / b), whatever their spelling
+        # (thread ids are left out: they mostly appear as indices, ``x[i]`` is the array's value)
+        self.defs: dict[str, frozenset[str]] = {}
+        self.consts: dict[str, str] = {}  # module constant name -> its line
+        self.chunks: list[str] = []  # structs and helper functions, in definition order
+        self.struct_names: list[str] = []
+        self.func_names: list[str] = []
+        self.structs: dict[str, dict[str, tuple[WType, Interval]]] = {}
+        self.param_struct: tuple[str, str] | None = None  # (struct name, argument name) that holds scalar params
+        self.uses_any = False
+        self.rand_state: str | None = None
+        self.unrolled = 1  # copies of the current statement Warp's loop unrolling makes
+        self.loop_depth = 0
+        self.block_dim = 0
+        self.helper = False  # the body of a @wp.func: reads only its parameters
+        self.style = rng.random() < policy.subscript_annotations  # wp.array[T] rather than wp.array(dtype=T)
+
+    # ---------------------------------------------------------------- names and lines
+    def fresh(self, stem: str) -> str:
+        name, k = stem, 1
+        while name in self.used:
+            name, k = f"{stem}{k}", k + 1
+        self.used.add(name)
+        return name
+
+    def atoms(self, code: str) -> frozenset[str]:
+        out: set[str] = set()
+        for name in _IDENT.findall(code):
+            out |= self.defs.get(name, frozenset())
+        return frozenset(out)
+
+    def emit(self, line: str) -> None:
+        self.body.append("    " * self.indent + line)
+
+    def bind(self, stem: str, e: E, outer: bool = False) -> E:
+        """``name = e`` as a new local; the local is what the caller goes on to use."""
+        name = self.fresh(stem)
+        self.emit(f"{name} = {e.code}")
+        self.defs[name] = self.atoms(e.code)
+        self.frames.add(Local(name, e.t, e.iv, e.varies), outer)
+        return E(name, e.t, e.iv, e.varies)
+
+    # ---------------------------------------------------------------- arguments
+    def array(self, t: WType, role: str, iv: Interval = (0.0, 0.0), stem: str = "", **kw) -> ArrayArg:
+        pool = (N.OUTPUTS if role in ("out",) else N.ARRAYS)[N.kind(t)]
+        a = ArrayArg(self.fresh(stem or self.rng.choice(pool)), t, kw.pop("ndim", self.ndim), role, iv, **kw)
+        self.args.append(a)
+        self.defs[a.name] = frozenset((a.name,))
+        return a
+
+    def mark_inout(self, name: str) -> None:
+        """An input written back in place."""
+        for n, a in enumerate(self.args):
+            if isinstance(a, ArrayArg) and a.name == name:
+                self.args[n] = ArrayArg(**{**a.__dict__, "role": "inout"})
+
+    def inputs(self, t: WType) -> list[ArrayArg]:
+        return [
+            a
+            for a in self.args
+            if isinstance(a, ArrayArg) and a.role in ("in", "inout") and a.dtype == t and not a.shape
+        ]
+
+    def param(self, t: WType, iv: Interval, stem: str) -> E:
+        """A uniform value: a kernel argument, or a field of the program's parameter struct."""
+        if self.param_struct is not None and (t.is_float or t.kind == "vec"):
+            sname, arg = self.param_struct
+            fname = stem
+            fields = self.structs[sname]
+            while fname in fields:
+                fname += "_"
+            fields[fname] = (t, iv)
+            return E(f"{arg}.{fname}", t, iv, False)
+        p = Param(self.fresh(stem), t, iv)
+        self.args.append(p)
+        return E(p.name, t, iv, False)
+
+    def params(self, t: WType) -> list[E]:
+        out = [E(a.name, a.t, a.iv) for a in self.args if isinstance(a, Param) and a.t == t and a.iv[0] != a.iv[1]]
+        if self.param_struct is not None:
+            sname, arg = self.param_struct
+            out += [E(f"{arg}.{f}", ft, fiv) for f, (ft, fiv) in self.structs[sname].items() if ft == t]
+        return out
+
+    def const(self, t: WType, value: float, stem: str) -> E:
+        name = self.fresh(stem.upper())
+        self.consts[name] = f"{name} = wp.constant({lit(t, value)})"
+        return E(name, t, (value, value), False)
+
+    def size_param(self, n: int, stem: str = "n") -> E:
+        """An int argument the executor sets to exactly ``n`` (a length the kernel bounds itself by)."""
+        p = Param(self.fresh(stem), T.I32, (n, n))
+        self.args.append(p)
+        return E(p.name, T.I32, (n, n), False)
+
+    def load(self, a: ArrayArg, index: str = "") -> E:
+        """This thread's element of ``a``, loaded once into a local at the top of the kernel."""
+        if a.name in self.loaded:
+            v = self.loaded[a.name]
+            return E(v.name, v.t, v.iv, True)
+        stem = a.name.removesuffix("s") if len(a.name) > 3 and a.name.endswith("s") else a.name[:1] + "0"
+        name = self.fresh(stem)
+        self.loads.append(f"    {name} = {a.name}[{index or self.own}]")
+        self.defs[name] = frozenset((a.name,))
+        v = self.frames.add(Local(name, a.dtype, a.iv, True), outer=True)
+        self.loaded[a.name] = v
+        return E(name, a.dtype, a.iv, True)
+
+    # ---------------------------------------------------------------- assembly
+    def annotation(self, a: ArrayArg | Param) -> str:
+        if isinstance(a, Param):
+            return spell(a.t, self.rng)
+        dt = spell(a.dtype, self.rng) if a.dtype.kind != "struct" else a.dtype.spelling
+        nd = "" if a.ndim == 1 else f"{a.ndim}d"
+        if self.style:
+            return f"wp.array{nd}[{dt}]"
+        if a.ndim > 1 and self.rng.random() < 0.4:
+            return f"wp.array(dtype={dt}, ndim={a.ndim})"
+        return f"wp.array{nd}(dtype={dt})"
+
+    def ordered_args(self) -> list[ArrayArg | Param]:
+        def key(a):
+            return ROLE_ORDER.get(a.role, 2) if isinstance(a, ArrayArg) else 2
+
+        return sorted(self.args, key=key)
+
+    def program(self, category: str, kernel_name: str, decorator: str) -> Program:
+        args = self.ordered_args()
+        sig = ",\n".join(f"    {a.name}: {self.annotation(a)}" for a in args)
+        lines = [f"    {self.own} = wp.tid()", *self.guard, *self.loads, *self.body]
+        kernel = f"{decorator}\ndef {kernel_name}(\n{sig},\n):\n" + "\n".join(lines) + "\n"
+        imports = "import warp as wp\n" if not self.uses_any else "from typing import Any\n\nimport warp as wp\n"
+        consts = "\n".join(self.consts[c] for c in self.consts)
+        structs = [
+            f"@wp.struct\nclass {s}:\n"
+            + "\n".join(f"    {f}: {spell(ft, self.rng)}" for f, (ft, _) in self.structs[s].items())
+            for s in self.struct_names
+        ]
+        parts = [imports + ("\n" + consts + "\n" if consts else "")] + structs + self.chunks + [kernel]
+        source = _two_blank_lines(parts)
+        return Program(
+            category,
+            kernel_name,
+            source,
+            args,
+            self.shape,
+            self.structs,
+            list(self.func_names),
+            list(self.struct_names),
+            self.block_dim,
+        )
+
+
+def _two_blank_lines(parts: list[str]) -> str:
+    return "\n\n\n".join(p.strip("\n") for p in parts if p.strip()) + "\n"
+
+
+def atom(name: str, t: WType, iv: Interval, varies: bool) -> E:
+    return E(name, t, iv, varies, ATOM)

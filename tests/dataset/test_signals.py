@@ -7,8 +7,8 @@ import pytest
 
 from tests.dataset.helpers import leftovers, start
 
-# long enough (verify=none, about 10 rows/s) that every delay below lands inside the build
-LONG = ["--num-train", "600", "--num-validation", "0", "--num-test", "0", "--configs", "cpu", "--verify", "none"]
+# long enough (verify=none, tens of rows/s) that every delay below lands inside the build
+LONG = ["--num-train", "5000", "--num-validation", "0", "--num-test", "0", "--configs", "cpu", "--verify", "none"]
 
 
 def _wait_for_staging(tmp_path, proc, limit=120.0):

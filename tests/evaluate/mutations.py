@@ -11,9 +11,14 @@ def reformatted(ir: str) -> str:
 
 
 def constant_changed(ir: str) -> str:
-    """The last floating-point constant (the nearest to the stores) scaled and shifted."""
-    m = list(re.finditer(r"(const wp::float(?:32|64) var_\d+ = )([-0-9.e+]+)", ir))[-1]
-    return ir[: m.start(2)] + repr(float(m.group(2)) * 1.5 + 1.0) + ir[m.end(2) :]
+    """The last numeric constant (the nearest to the stores) changed; a kernel without one has its first stored
+    value doubled instead (generated kernels may compute from their inputs alone)."""
+    consts = list(re.finditer(r"(const wp::(float|u?int)\d+ var_\d+ = )([-0-9.e+]+);", ir))
+    if consts:
+        m = consts[-1]
+        value = repr(float(m.group(3)) * 1.5 + 1.0) if m.group(2) == "float" else str(int(m.group(3)) * 3 + 1)
+        return ir[: m.start(3)] + value + ir[m.end(3) :]
+    return re.sub(r"wp::array_store\((\w+), (\w+), (\w+)\)", r"wp::array_store(\1, \2, wp::add(\3, \3))", ir, count=1)
 
 
 def syntax_error(ir: str) -> str:

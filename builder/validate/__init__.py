@@ -17,6 +17,7 @@ from builder.validate.base import Check, Result
 from builder.validate.card import Card
 from builder.validate.evidence import BuiltinCoverage, CategoryBalance, Verification
 from builder.validate.ids import DuplicatesAcrossSplits, DuplicatesWithinSplit, UniqueIds
+from builder.validate.liveness import Live
 from builder.validate.load import load
 from builder.validate.near_duplicates import NearDuplicates
 from builder.validate.regenerate import Determinism
@@ -42,6 +43,7 @@ def config_checks() -> list[Check]:
         CategoryBalance(),
         BuiltinCoverage(),
         Verification(),
+        Live(),
     ]
 
 

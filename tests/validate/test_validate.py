@@ -56,6 +56,7 @@ def test_validate_passes_on_fresh_build(folder, tmp_path, capsys):
         "category_balance",
         "builtin_coverage",
         "verification",
+        "liveness",
         "determinism",
         "card",
     } <= names
@@ -205,3 +206,20 @@ def test_script_by_path_from_another_directory(folder, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert "OK:" in proc.stdout
+
+
+def test_a_program_with_dead_code_fails_liveness(copy):
+    assert _check(validate(copy, determinism_sample=0), "liveness").status == "pass"
+    path = copy / "cuda-forward" / "train-00000-of-00002.parquet"
+
+    def add_dead_local(t):
+        sources = t.column("python_source").to_pylist()
+        head, sep, tail = sources[0].partition("wp.tid()\n")
+        sources[0] = head + sep + "    unused_scale = 2.0 * 3.0\n" + tail
+        i = t.schema.get_field_index("python_source")
+        return t.set_column(i, "python_source", pa.array(sources, pa.string()))
+
+    _rewrite(path, add_dead_local)
+    check = _check(validate(copy, determinism_sample=0), "liveness")
+    assert check.status == "fail" and check.count == 1
+    assert "dead assignments 1/" in check.message

@@ -22,13 +22,14 @@ from builder import GENERATOR_VERSION
 from builder.config import DEFAULT_SIZES, BuildOptions
 from builder.errors import GPURequired
 from builder.grammar.policy import CATEGORIES
-from builder.schema import CONFIGS, FEATURES, SPLITS
+from builder.schema import CONFIGS, SPLITS, features
 
 _DESCRIPTIONS = {
     "cuda-forward": "Warp kernel -> CUDA C++ forward kernel emitted by Warp.",
     "cuda-backward": "Warp kernel -> CUDA C++ backward (adjoint) kernel emitted by Warp.",
     "cpu": "Warp kernel -> CPU C++ forward kernel emitted by Warp.",
     "gpu-verified": "cuda-forward and cuda-backward rows, also run on a CUDA GPU and compared with the CPU.",
+    "real": "Evaluation set: the kernels shipped with warp-lang (examples, library, tests), every target and pass.",
 }
 
 
@@ -72,13 +73,15 @@ class WarpCudaIR(datasets.GeneratorBasedBuilder):
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
             description=_DESCRIPTIONS[self.config.name],
-            features=FEATURES,
+            features=features(self.config.name),
             homepage="https://github.com/NVIDIA/warp",
             license="apache-2.0",
         )
 
     def _split_generators(self, dl_manager):
         opts = self.config.options
+        if opts.config == "real":  # the shipped kernels: one test split, its size fixed by warp-lang
+            return [datasets.SplitGenerator(name="test", gen_kwargs={"shards": "real"})]
         if opts.config == "gpu-verified":
             from builder.warp_backend import codegen
 
@@ -99,6 +102,12 @@ class WarpCudaIR(datasets.GeneratorBasedBuilder):
         from builder.dataset.records import rows
 
         opts = self.config.options
+        if shards == "real":
+            from builder.real.rows import from_config
+
+            for row in from_config(self.config):
+                yield row["id"], row
+            return
         for split, start, stop in shards:
             for row in rows(opts, split, start, stop):
                 yield row["id"], row

@@ -59,3 +59,14 @@ class PushError(RuntimeError):
     def __init__(self, message: str, code: int):
         super().__init__(message)
         self.code = code
+
+
+class ExtractError(ValueError):
+    """A shipped kernel's source could not be cut out of its module file."""
+
+    def __init__(self, kernel: str, line: int, reason: str):
+        super().__init__(f"cannot extract kernel {kernel!r} (line {line}): {reason}")
+        self.fields = (kernel, line, reason)
+
+    def __reduce__(self):
+        return ExtractError, self.fields

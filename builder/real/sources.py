@@ -1,0 +1,54 @@
+"""Which shipped modules hold real kernels: a deterministic walk of the installed warp package.
+
+Three sources: ``examples`` (``warp/examples``), ``library`` (``warp/_src``) and ``tests`` (``warp/tests``). Module
+order is the sorted dotted name, so ids and row order do not depend on the file system.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from builder.errors import ConfigError
+
+SOURCES = {"examples": "examples", "library": "_src", "tests": "tests"}
+
+
+@dataclass(frozen=True)
+class ShippedModule:
+    source: str  # examples, library or tests
+    name: str  # dotted module name, e.g. warp.examples.core.example_dem
+    path: str  # path inside the warp package, e.g. warp/examples/core/example_dem.py
+
+    def __post_init__(self) -> None:
+        if self.source not in SOURCES:
+            raise ConfigError(f"unknown real-kernel source {self.source!r}; valid: {', '.join(SOURCES)}")
+        if not self.name.startswith("warp.") or not self.path.endswith(".py"):
+            raise ConfigError(f"not a module of the warp package: {self.name!r} ({self.path!r})")
+
+
+def modules(warp_dir: Path, sources: tuple[str, ...] = tuple(SOURCES)) -> list[ShippedModule]:
+    """Every ``.py`` module under the chosen sources that mentions ``@wp.kernel``, sorted by source then name."""
+    bad = [s for s in sources if s not in SOURCES]
+    if bad:
+        raise ConfigError(f"unknown real-kernel sources {bad}; valid: {', '.join(SOURCES)}")
+    warp_dir = Path(warp_dir)
+    out = []
+    for source in SOURCES:  # fixed order: examples, library, tests
+        if source not in sources:
+            continue
+        for file in sorted((warp_dir / SOURCES[source]).rglob("*.py")):
+            rel = file.relative_to(warp_dir.parent)
+            if "__pycache__" in rel.parts or "wp.kernel" not in file.read_text(encoding="utf-8", errors="replace"):
+                continue
+            parts = rel.with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            out.append(ShippedModule(source, name, rel.as_posix()))
+    return out
+
+
+def sample(mods: list[ShippedModule], source: str, every: int) -> list[ShippedModule]:
+    """Every ``every``-th module of one source (a stratified, deterministic sample for timing a build)."""
+    if every < 1:
+        raise ConfigError(f"sampling stride must be a positive integer, got {every!r}")
+    return [m for m in mods if m.source != source] + [m for m in mods if m.source == source][::every]

@@ -30,6 +30,7 @@ class RealOptions:
     sources: tuple[str, ...] = tuple(SOURCES)
     max_kernels: int | None = None  # cap (for tests and samples); None: every kernel
     module_stride: dict | None = None  # {source: k}: keep every k-th module of that source (a timing sample)
+    only_modules: tuple[str, ...] | None = None  # dotted module names to keep (tests)
     verify: str = "compile"
     import_timeout: float = 120.0
 
@@ -120,6 +121,8 @@ def rows(opts: RealOptions, summary: Summary | None = None) -> Iterator[dict]:
     mods = modules(wdir, opts.sources)
     for source, k in sorted((opts.module_stride or {}).items()):
         mods = [m for m in mods if m.source != source or _nth(mods, m, source) % k == 0]
+    if opts.only_modules is not None:
+        mods = [m for m in mods if m.name in opts.only_modules]
     tc = codegen.toolchain()
     names = list(features("real"))
     seen: set[str] = set()

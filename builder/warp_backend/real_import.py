@@ -121,6 +121,14 @@ def _child(mod: ShippedModule, warp_dir: str, configs: tuple[str, ...], conn) ->
     try:
         codegen.init()
         try:
+            parts = mod.name.split(".")
+            if parts[1] == "_src" and len(parts) > 3:
+                # a library module is imported through its public package first, as users do: importing it
+                # directly can enter a circular import that the package's own order avoids
+                try:
+                    importlib.import_module(f"warp.{parts[2]}")
+                except ImportError:
+                    pass
             importlib.import_module(mod.name)
         except BaseException as exc:  # noqa: BLE001 - SystemExit included: a module may exit when it cannot run
             result.skipped = import_reason(exc)

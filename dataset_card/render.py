@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from builder.grammar.policy import CATEGORIES
-from builder.schema import CONFIGS, FEATURES, FIELD_DOCS, SPLITS, TARGETS
+from builder.schema import CONFIGS, FIELD_DOCS, SPLITS, TARGETS, columns, features
 
 TEMPLATE = Path(__file__).with_name("template.md")
 PLOTS = {"source_lines": "plot_source_lines.png", "ir_lines": "plot_ir_lines.png", "builtins": "plot_builtins.png"}
@@ -89,7 +89,7 @@ def metadata(folder: Path) -> dict:
         infos.append(
             {
                 "config_name": cfg,
-                "features": FEATURES._to_yaml_list(),
+                "features": features(cfg)._to_yaml_list(),
                 "splits": split_infos,
                 "download_size": sum(x["num_bytes"] for x in split_infos),
                 "dataset_size": sum(x["num_bytes"] for x in split_infos),
@@ -109,8 +109,12 @@ def metadata(folder: Path) -> dict:
     }
 
 
-def read_config(splits: dict[str, list[Path]], columns: list[str]) -> pa.Table:
-    tables = [pq.read_table(f, columns=columns) for fs in splits.values() for f in fs]
+def read_config(splits: dict[str, list[Path]], wanted: list[str]) -> pa.Table:
+    tables = [
+        pq.read_table(f, columns=[c for c in wanted if c in pq.read_schema(f).names])
+        for fs in splits.values()
+        for f in fs
+    ]
     return pa.concat_tables(tables)
 
 
@@ -118,6 +122,8 @@ def read_config(splits: dict[str, list[Path]], columns: list[str]) -> pa.Table:
 
 
 def _share(table: pa.Table, column: str) -> float | None:
+    if column not in table.column_names:
+        return None  # the config has no such column (gpu_match outside gpu-verified)
     col = table.column(column)
     if col.null_count == len(col) or len(col) == 0:
         return None
@@ -239,7 +245,11 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
     folder = Path(folder)
     files = split_files(folder)
     meta = meta or metadata(folder)
-    per_config = {cfg: read_config(splits, STAT_COLUMNS) for cfg, splits in files.items()}
+    from builder.real.card import section as real_section
+
+    real_files = [f for fs in files.get("real", {}).values() for f in fs]
+    # the generated configs' statistics; the real config has its own section
+    per_config = {cfg: read_config(splits, STAT_COLUMNS) for cfg, splits in files.items() if cfg != "real"}
     first = next(iter(per_config.values()), None)
 
     # configs and splits
@@ -247,7 +257,9 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
     for info in meta["dataset_info"]:
         counts = {s["name"]: s["num_examples"] for s in info["splits"]}
         cfg = info["config_name"]
-        tp = "cuda / forward + backward" if cfg == "gpu-verified" else " / ".join(TARGETS.get(cfg, ("?", "?"))[:2])
+        tp = {"gpu-verified": "cuda / forward + backward", "real": "cuda + cpu / forward + backward"}.get(
+            cfg, " / ".join(TARGETS.get(cfg, ("?", "?"))[:2])
+        )
         rows.append(
             f"| `{cfg}` | {tp} | " + " | ".join(str(counts.get(s, 0)) for s in SPLITS) + f" | {sum(counts.values())} |"
         )
@@ -255,9 +267,10 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
 
     examples = "\n".join(f"### `{cfg}`\n\n{_example(splits, cfg)}" for cfg, splits in files.items())
     schema_table = "\n".join(
-        ["| column | type | description |", "|---|---|---|"]
+        ["| column | type | configs | description |", "|---|---|---|---|"]
         + [
-            f"| `{k}` | `{_md_escape(_feature_str(FEATURES[k]))}` | {_md_escape(doc)} |"
+            f"| `{k}` | `{_md_escape(_feature_str(features('gpu-verified' if k != 'source_path' else 'real')[k]))}` | "
+            f"{_configs_with(k)} | {_md_escape(doc)} |"
             for k, doc in FIELD_DOCS.items()
         ]
     )
@@ -303,12 +316,12 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
         vals = sorted({v for t in per_config.values() for v in t.column(col).to_pylist() if v})
         return ", ".join(vals) or "unknown"
 
-    total = sum(t.num_rows for t in per_config.values())
-    default_cfg = next(iter(per_config), "cuda-forward")
+    total = sum(t.num_rows for t in per_config.values()) + sum(pq.ParquetFile(f).metadata.num_rows for f in real_files)
+    default_cfg = next(iter(per_config), "real" if real_files else "cuda-forward")
     return {
         "pretty_name": meta["pretty_name"],
         "total_rows": str(total),
-        "num_configs": str(len(per_config)),
+        "num_configs": str(len(per_config) + bool(real_files)),
         "default_config": default_cfg,
         "repo_hint": REPO_HINT,
         "examples": examples,
@@ -326,7 +339,14 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
         "regenerate_command": _regenerate(per_config, files, build_options) if per_config else "warp-cuda-ir build",
         "warp_version": versions("warp_version"),
         "generator_version": versions("generator_version"),
+        "real_section": real_section(real_files),
     }
+
+
+def _configs_with(column: str) -> str:
+    """The configs that have a column: all, or the ones named."""
+    have = [c for c in CONFIGS if column in columns(c)]
+    return "all" if len(have) == len(CONFIGS) else ", ".join(have)
 
 
 def _feature_str(feature) -> str:

@@ -106,8 +106,16 @@ def _find(tree: ast.Module, name: str, first_line: int) -> tuple[ast.stmt, bool]
     return node, node not in tree.body
 
 
-def extract(module_source: str, kernel_name: str, first_line: int) -> Extracted:
-    """Cut kernel ``kernel_name`` (its decorator or ``def`` on line ``first_line``) out of a module's source."""
+def extract(
+    module_source: str, kernel_name: str, first_line: int, bound: dict[str, str] | None = None, key: str | None = None
+) -> Extracted:
+    """Cut kernel ``kernel_name`` (its decorator or ``def`` on line ``first_line``) out of a module's source.
+
+    ``bound`` gives Python expressions for names the kernel reads from an enclosing function (a kernel made by a
+    factory sees the factory's arguments, e.g. ``dtype``); they are written as assignments before the kernel and
+    are no longer unresolved. A kernel made by calling ``wp.Kernel(func, key=...)`` on a plain function gets the
+    ``@wp.kernel`` decorator and is renamed to its ``key`` (the name Warp emits), so the source builds the same kernel.
+    """
     try:
         tree = ast.parse(module_source)
     except SyntaxError as exc:
@@ -148,12 +156,28 @@ def extract(module_source: str, kernel_name: str, first_line: int) -> Extracted:
     defs = [s for s in body if not isinstance(s, (ast.Import, ast.ImportFrom))]
     if not nested:
         defs = sorted([*defs, kernel], key=lambda s: s.lineno)
+    bound = {k: v for k, v in (bound or {}).items() if k in unresolved}
+    values = "".join(f"{k} = {v}\n" for k, v in sorted(bound.items()))
     parts = [PRELUDE + "".join(_segment(lines, s) for s in imports)]
-    parts += [_segment(lines, s) for s in defs]
-    if nested:
-        parts.append(_dedent(_segment(lines, kernel)))
+    own = _as_kernel(_dedent(_segment(lines, kernel)), kernel, key)
+    if not nested:
+        at = next((n for n, s in enumerate(defs) if s is kernel), len(defs))
+        parts += [_segment(lines, s) for s in defs[:at]] + ([values] if values else []) + [own]
+        parts += [_segment(lines, s) for s in defs[at + 1 :]]
+    else:
+        parts += [_segment(lines, s) for s in defs] + ([values] if values else []) + [own]
+    unresolved -= set(bound)
     unresolved.discard("wp")
     return Extracted("\n\n".join(parts), tuple(sorted(unresolved)), nested)
+
+
+def _as_kernel(text: str, node: ast.FunctionDef, key: str | None) -> str:
+    """The kernel's own text, decorated and named as Warp builds it."""
+    if "kernel" in _decorator_names(node):
+        return text
+    if key and key != node.name and key.isidentifier():
+        text = text.replace(f"def {node.name}(", f"def {key}(", 1)
+    return "@wp.kernel\n" + text
 
 
 def _is_warp_import(stmt: ast.stmt) -> bool:

@@ -71,6 +71,51 @@ def emit_reason(message: str) -> str:
     return re.sub(r"\d+", "N", f"{kind}: {last}")[:100]
 
 
+def bindings(func, names: tuple[str, ...]) -> dict[str, str]:
+    """Python expressions for the values ``func`` sees under ``names`` (its closure, then its globals), for the
+    values that have one: literals and Warp's scalar, vector, matrix, quaternion and transform types."""
+    from warp._src.codegen import get_closure_vars
+
+    scope = func.__globals__ | get_closure_vars(func)  # what Warp resolves a free name from
+    out = {}
+    for name in names:
+        if name not in scope:
+            continue
+        expr = value_expr(scope[name])
+        if expr is not None:
+            out[name] = expr
+    return out
+
+
+def value_expr(value) -> str | None:
+    import warp as wp
+    from warp._src import types as t
+
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    if not isinstance(value, type):
+        return None
+    public = getattr(wp, getattr(value, "__name__", ""), None)
+    if public is value:
+        return f"wp.{value.__name__}"
+    for name in ("vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "quat", "transform", "spatial_vector"):
+        if getattr(wp, name) is value:
+            return f"wp.{name}"
+    scalar = getattr(value, "_wp_scalar_type_", None)
+    dtype = value_expr(scalar) if scalar is not None else None
+    if dtype is None:
+        return None
+    if t.type_is_quaternion(value):
+        return f"wp.types.quaternion(dtype={dtype})"
+    if t.type_is_transformation(value):
+        return f"wp.types.transformation(dtype={dtype})"
+    if t.type_is_matrix(value):
+        return f"wp.types.matrix(shape={tuple(value._shape_)!r}, dtype={dtype})"
+    if t.type_is_vector(value):
+        return f"wp.types.vector(length={value._length_}, dtype={dtype})"
+    return None
+
+
 def _kernels_of(name: str) -> list:
     """The live kernels whose Python function belongs to module ``name``, in source order."""
     from warp._src import context as ctx
@@ -87,7 +132,11 @@ def _one_kernel(mod: ShippedModule, text: str, kernel, configs: tuple[str, ...],
     from warp._src import types as wp_types
 
     line = kernel.func.__code__.co_firstlineno
-    ex = extract(text, kernel.func.__name__, line)
+    ex = extract(text, kernel.func.__name__, line, key=kernel.key)
+    if ex.unresolved:
+        bound = bindings(kernel.func, ex.unresolved)
+        if bound:
+            ex = extract(text, kernel.func.__name__, line, bound, key=kernel.key)
     out = []
     for sig, inst in codegen.kernel_instances(kernel):
         args = inst.adj.args

@@ -111,3 +111,13 @@ def test_each_config_has_only_the_columns_it_fills():
     real = columns("real")
     assert "source_path" in real and "executed" not in real and "seed" not in real and "gpu_driver" not in real
     assert list(features("real")) == list(real) and "source_path" not in columns("cuda-forward")
+
+
+def test_factory_kernel_is_decorated_renamed_and_given_its_values():
+    line = MODULE.splitlines().index("    @wp.kernel") + 1
+    ex = extract(MODULE, "inner", line, bound={"local_value": "wp.float16"}, key="inner")
+    assert ex.unresolved == () and "local_value = wp.float16\n\n\n@wp.kernel\ndef inner(" in ex.source
+    plain = MODULE.replace("@wp.func\ndef other", "def other")
+    line = plain.splitlines().index("def other(x: float) -> float:") + 1
+    ex = extract(plain, "other", line, key="other_float32")  # made with wp.Kernel(other, key="other_float32")
+    assert "\n@wp.kernel\ndef other_float32(x: float)" in ex.source

@@ -2,7 +2,7 @@
 
 from builder.real.rows import RealOptions, Summary, rows
 from builder.real.sources import modules
-from builder.schema import columns
+from builder.schema import columns, features
 from builder.warp_backend import codegen, real_import
 
 MODULES = ("warp.examples.core.example_dem", "warp.examples.optim.example_particle_repulsion", "warp._src.optim.adam")
@@ -62,3 +62,29 @@ def test_python_source_stands_alone_and_emits_the_same_kernel():
     assert again["cuda-forward"].entry == row["entry_point"]
     body = [line for line in again["cuda-forward"].ir.splitlines() if not line.lstrip().startswith("//")]
     assert body == [line for line in row["ir"].splitlines() if not line.lstrip().startswith("//")]
+
+
+def test_builder_config_real_gives_the_test_split_with_its_schema(tmp_path):
+    from warp_cuda_ir import WarpCudaIR
+
+    b = WarpCudaIR(config_name="real", cache_dir=str(tmp_path / "hf"), verify="none")
+    b.config.real_limit, b.config.real_sources = 2, "examples"  # optional fields the real config reads
+    b.download_and_prepare()
+    assert list(b.info.splits) == ["test"]
+    ds = b.as_dataset(split="test")
+    assert ds.features == features("real") and len(ds) >= 2
+    assert all(r["id"].startswith("real/test/warp.examples.") and r["category"] == "examples" for r in ds)
+    assert len({r["id"].rsplit("/", 1)[0] for r in ds}) == 2  # two kernels, a row per target and pass
+
+
+def test_module_cli_writes_parquet_and_refuses_bad_arguments(tmp_path, capsys):
+    import pyarrow.parquet as pq
+
+    from builder.real.__main__ import main
+
+    assert main(["--stride", "tests=0"]) == 2
+    out = tmp_path / "real.parquet"
+    assert main(["--sources", "examples", "--limit", "1", "--verify", "none", "--out", str(out)]) == 0
+    assert pq.read_table(out).column_names == list(columns("real"))
+    assert "modules skipped:" in capsys.readouterr().out
+    assert [p.name for p in tmp_path.iterdir()] == ["real.parquet"]

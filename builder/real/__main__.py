@@ -67,7 +67,8 @@ def _write(got: list[dict], out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:
-        datasets.Dataset.from_list(got, features=features("real")).to_parquet(str(tmp))
+        columns = {k: [r[k] for r in got] for k in features("real")}  # also right when no row was kept
+        datasets.Dataset.from_dict(columns, features=features("real")).to_parquet(str(tmp))
         os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)

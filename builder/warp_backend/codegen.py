@@ -314,7 +314,8 @@ def scratch_dir() -> Path:
     once per shard or batch; forked workers get their own, because the header file is not safe to share.
     """
     path = Path(init()) / f"nvrtc-{os.getpid()}"
-    path.mkdir(exist_ok=True)
+    # parents too: a folder build in this process removes the build's kernel cache when it ends
+    path.mkdir(parents=True, exist_ok=True)
     return path
 
 

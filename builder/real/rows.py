@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from builder import GENERATOR_VERSION
 from builder.errors import ConfigError
 from builder.real.decontam import builtins, normalized_sha256
-from builder.real.sources import SOURCES, ShippedModule, modules
+from builder.real.sources import SOURCES, ShippedModule, modules, runs_code_at_import
 from builder.schema import TARGETS, features
 
 REAL_CONFIGS = ("cuda-forward", "cuda-backward", "cpu")
@@ -131,6 +131,10 @@ def rows(opts: RealOptions, summary: Summary | None = None) -> Iterator[dict]:
     for mod in mods:
         if opts.max_kernels is not None and taken >= opts.max_kernels:
             break
+        if mod.source == "examples" and runs_code_at_import(_text(wdir, mod)):
+            # examples are imported only when that runs none of their work (tests and library only register)
+            summary.modules_skipped["example runs code at import (no __main__ guard)"] += 1
+            continue
         res = real_import.collect(mod, wdir, REAL_CONFIGS, opts.import_timeout)
         if res.skipped:
             summary.modules_skipped[res.skipped] += 1
@@ -154,6 +158,12 @@ def rows(opts: RealOptions, summary: Summary | None = None) -> Iterator[dict]:
             pending = []
     yield from _finish(pending, opts, tc, names, seen, summary, real_compile)
     print("warp_cuda_ir real: " + "; ".join(summary.lines()), file=sys.stderr)
+
+
+def _text(wdir: str, mod: ShippedModule) -> str:
+    from pathlib import Path
+
+    return (Path(wdir).parent / mod.path).read_text(encoding="utf-8")
 
 
 def _nth(mods: list[ShippedModule], mod: ShippedModule, source: str) -> int:

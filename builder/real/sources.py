@@ -6,6 +6,7 @@ order is the sorted dotted name, so ids and row order do not depend on the file 
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,3 +53,25 @@ def sample(mods: list[ShippedModule], source: str, every: int) -> list[ShippedMo
     if every < 1:
         raise ConfigError(f"sampling stride must be a positive integer, got {every!r}")
     return [m for m in mods if m.source != source] + [m for m in mods if m.source == source][::every]
+
+
+# Top-level calls that only declare or configure (an example may make them at import without running anything).
+_DECLARATIONS = frozenset({"overload", "set_module_options", "init", "config", "constant", "filterwarnings"})
+
+
+def runs_code_at_import(text: str) -> str:
+    """Why importing an example would run its work (a loop, ``with`` or a call at top level, not under
+    ``if __name__ == "__main__"``), or "" when importing it only defines things."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        return f"does not parse: {exc.msg}"
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.For, ast.While, ast.With, ast.AsyncFor, ast.AsyncWith)):
+            return f"runs a top-level {type(stmt).__name__.lower()} at import"
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            func = stmt.value.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name not in _DECLARATIONS:
+                return f"calls {name or 'a function'}() at import"
+    return ""

@@ -121,3 +121,12 @@ def test_factory_kernel_is_decorated_renamed_and_given_its_values():
     line = plain.splitlines().index("def other(x: float) -> float:") + 1
     ex = extract(plain, "other", line, key="other_float32")  # made with wp.Kernel(other, key="other_float32")
     assert "\n@wp.kernel\ndef other_float32(x: float)" in ex.source
+
+
+def test_examples_that_would_run_at_import_are_recognised():
+    from builder.real.sources import runs_code_at_import
+
+    assert runs_code_at_import(MODULE) == ""  # work only under if __name__ == "__main__"
+    assert runs_code_at_import(MODULE + "wp.clear_kernel_cache()\n") == "calls clear_kernel_cache() at import"
+    assert runs_code_at_import(MODULE + "for d in wp.get_devices():\n    pass\n") == "runs a top-level for at import"
+    assert runs_code_at_import(MODULE + 'wp.set_module_options({"enable_backward": False})\n') == ""

@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stride", default="", help="SOURCE=K,...: keep every K-th module of SOURCE (a timing sample)")
     p.add_argument("--verify", default="compile", help="none | compile (default)")
     p.add_argument("--out", default=None, help="Parquet file to write")
+    p.add_argument(
+        "--decontam", type=int, default=0, help="compare with this many generated programs per split (seed 0)"
+    )
     args = p.parse_args(argv)
     try:
         from builder.real.rows import RealOptions, Summary, rows
@@ -56,7 +59,25 @@ def main(argv: list[str] | None = None) -> int:
     print(f"rows: {len(got)} in {time.perf_counter() - start:.1f} s")
     for line in summary.lines():
         print(line)
+    if args.decontam > 0:
+        _decontam(got, args.decontam)
     return 0
+
+
+def _decontam(got: list[dict], n: int) -> None:
+    from builder.dataset.records import sample
+    from builder.grammar.policy import CATEGORIES
+    from builder.real.decontam import decontaminate
+    from builder.schema import SPLITS
+
+    synthetic = [(f"{s}/0/{i}", sample(0, s, i, CATEGORIES).program.source) for s in SPLITS for i in range(n)]
+    r = decontaminate([(row["id"], row["python_source"]) for row in got], synthetic)
+    print(
+        f"decontamination: {r.real} real sources vs {r.synthetic} generated programs: "
+        f"{len(r.exact_source)} exact, {len(r.exact_normalized)} equal normalized, {len(r.near)} near (Jaccard >= 0.8)"
+    )
+    for pair in (r.exact_source + r.exact_normalized + r.near)[:10]:
+        print("  ", pair)
 
 
 def _write(got: list[dict], out: Path) -> None:

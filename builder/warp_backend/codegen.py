@@ -227,6 +227,7 @@ def emit_kernel(
     if "cuda-backward" in configs and not backward_enabled(kernel):
         raise WarpRejected(label, kernel.key, "enable_backward=False: Warp emits no backward kernel")
     module = kernel.module
+    saved = module.options.get("strip_hash")
     module.options["strip_hash"] = True  # emitted names: KEY_cuda_kernel_forward, no content hash
     base = dict(module.options)
     base["block_dim"] = block_dim or base.get("block_dim", 256)
@@ -239,10 +240,11 @@ def emit_kernel(
             tu = _portable(builder.codegen(target))
             name = kernel.get_mangled_name()
             units[config] = Unit(tu, function(tu, name + ir_suffix), name + entry_suffix)
-    except WarpRejected:
-        raise
     except Exception as exc:  # noqa: BLE001 - Warp raises many types; the caller counts them by reason
         raise WarpRejected(label, kernel.key, f"{type(exc).__name__}: {exc}") from exc
+    finally:
+        module.options["strip_hash"] = saved  # the module is the caller's: leave its options as they were
+        kernel.hash = None  # forget the hash-free name, so the module's own builds name it as usual
     return {c: units[c] for c in configs}
 
 

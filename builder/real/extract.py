@@ -107,14 +107,21 @@ def _find(tree: ast.Module, name: str, first_line: int) -> tuple[ast.stmt, bool]
 
 
 def extract(
-    module_source: str, kernel_name: str, first_line: int, bound: dict[str, str] | None = None, key: str | None = None
+    module_source: str,
+    kernel_name: str,
+    first_line: int,
+    bound: dict[str, str] | None = None,
+    key: str | None = None,
+    package: str | None = None,
 ) -> Extracted:
     """Cut kernel ``kernel_name`` (its decorator or ``def`` on line ``first_line``) out of a module's source.
 
     ``bound`` gives Python expressions for names the kernel reads from an enclosing function (a kernel made by a
     factory sees the factory's arguments, e.g. ``dtype``); they are written as assignments before the kernel and
-    are no longer unresolved. A kernel made by calling ``wp.Kernel(func, key=...)`` on a plain function gets the
-    ``@wp.kernel`` decorator and is renamed to its ``key`` (the name Warp emits), so the source builds the same kernel.
+    are no longer unresolved. A kernel whose ``key`` (the name Warp emits) is not its def's name is renamed to it,
+    and one made by calling ``wp.Kernel(func, key=...)`` on a plain function gets the ``@wp.kernel`` decorator, so
+    the source builds the same kernel. Relative imports are made absolute against ``package`` (the package the
+    module is in), so the source imports the same things from anywhere.
     """
     try:
         tree = ast.parse(module_source)
@@ -127,16 +134,23 @@ def extract(
         if _takes(stmt):
             for name in _bound(stmt):
                 binders.setdefault(name, []).append(i)
+    classes = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef) and not _takes(s)}
     chosen: set[int] = set()
+    members: dict[str, dict[int, ast.stmt]] = {}  # class -> the members the kernel reads, by position
     taken = {kernel_name}
     unresolved: set[str] = set()
     pending = sorted(_reads(kernel))
+    scanned: list[ast.AST] = [kernel]
     while True:
         while pending:
             name = pending.pop()
             if name in taken:
                 continue
             taken.add(name)
+            if name in classes and name not in binders:
+                members.setdefault(name, {})
+                pending.extend(sorted(_class_header_reads(classes[name])))
+                continue
             if name not in binders:
                 if name not in _BUILTINS:
                     unresolved.add(name)
@@ -144,40 +158,82 @@ def extract(
             for i in binders[name]:
                 if i not in chosen:
                     chosen.add(i)
+                    scanned.append(tree.body[i])
                     pending.extend(sorted(_reads(tree.body[i])))
         extra = [i for i, s in enumerate(tree.body) if i not in chosen and s is not kernel and _attached_to(s, taken)]
-        if not extra:
-            break
         for i in extra:
             chosen.add(i)
+            scanned.append(tree.body[i])
             pending.extend(sorted(_reads(tree.body[i])))
+        for cls, attr in sorted(_class_attribute_reads(scanned, set(members))):
+            found = [(n, m) for n, m in enumerate(classes[cls].body) if attr in _bound(m) and m is not kernel]
+            if not found:
+                unresolved.add(f"{cls}.{attr}")
+            for n, m in found:
+                if n not in members[cls]:
+                    members[cls][n] = m
+                    scanned.append(m)
+                    pending.extend(sorted(_reads(m)))
+        if not pending and not extra:
+            break
     body = [tree.body[i] for i in sorted(chosen)]
     imports = [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom)) and not _is_warp_import(s)]
-    defs = [s for s in body if not isinstance(s, (ast.Import, ast.ImportFrom))]
-    if not nested:
-        defs = sorted([*defs, kernel], key=lambda s: s.lineno)
     bound = {k: v for k, v in (bound or {}).items() if k in unresolved}
     values = "".join(f"{k} = {v}\n" for k, v in sorted(bound.items()))
-    parts = [PRELUDE + "".join(_segment(lines, s) for s in imports)]
+    # (position, text): definitions and class stubs in source order; a nested kernel goes last
+    placed = [(s.lineno, _segment(lines, s)) for s in body if not isinstance(s, (ast.Import, ast.ImportFrom))]
+    placed += [(classes[c].lineno, _stub(lines, classes[c], members[c])) for c in members]
+    at = float("inf") if nested else kernel.lineno
     own = _as_kernel(_dedent(_segment(lines, kernel)), kernel, key)
-    if not nested:
-        at = next((n for n, s in enumerate(defs) if s is kernel), len(defs))
-        parts += [_segment(lines, s) for s in defs[:at]] + ([values] if values else []) + [own]
-        parts += [_segment(lines, s) for s in defs[at + 1 :]]
-    else:
-        parts += [_segment(lines, s) for s in defs] + ([values] if values else []) + [own]
+    placed += [(at, (values + "\n\n" if values else "") + own)]
+    parts = [PRELUDE + "".join(_import_text(lines, s, package) for s in imports)] + [t for _, t in sorted(placed)]
     unresolved -= set(bound)
     unresolved.discard("wp")
     return Extracted("\n\n".join(parts), tuple(sorted(unresolved)), nested)
 
 
+def _import_text(lines: list[str], stmt: ast.stmt, package: str | None) -> str:
+    """An import statement as written, or made absolute when it is relative (``from .utils import x``)."""
+    if not (isinstance(stmt, ast.ImportFrom) and stmt.level and package):
+        return _segment(lines, stmt)
+    parts = package.split(".")
+    base = parts[: len(parts) - stmt.level + 1]
+    target = ".".join(base + ([stmt.module] if stmt.module else []))
+    names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in stmt.names)
+    return f"from {target} import {names}\n"
+
+
+def _class_header_reads(cls: ast.ClassDef) -> set[str]:
+    """Names a class statement reads outside its body: bases, keywords, decorators."""
+    nodes = [*cls.bases, *(k.value for k in cls.keywords), *cls.decorator_list]
+    return {n.id for x in nodes for n in ast.walk(x) if isinstance(n, ast.Name)}
+
+
+def _class_attribute_reads(nodes: list[ast.AST], classes: set[str]) -> set[tuple[str, str]]:
+    """``(Class, attribute)`` for every ``Class.attribute`` the nodes read, for the given classes."""
+    return {
+        (n.value.id, n.attr)
+        for node in nodes
+        for n in ast.walk(node)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in classes
+    }
+
+
+def _stub(lines: list[str], cls: ast.ClassDef, members: dict[int, ast.stmt]) -> str:
+    """The class statement with only the members a kernel reads (``pass`` when none)."""
+    first = min([cls.lineno] + [d.lineno for d in cls.decorator_list])
+    header = "".join(lines[first - 1 : cls.body[0].lineno - 1])
+    header = header[: header.index(":", header.index(cls.name)) + 1] if "\n" not in header.rstrip() else header
+    kept = [_segment(lines, members[n]) for n in sorted(members)]
+    return header.rstrip() + "\n" + ("\n".join(kept) if kept else "    pass\n")
+
+
 def _as_kernel(text: str, node: ast.FunctionDef, key: str | None) -> str:
-    """The kernel's own text, decorated and named as Warp builds it."""
-    if "kernel" in _decorator_names(node):
-        return text
+    """The kernel's own text, decorated and named as Warp builds it (a nested kernel's key names its enclosing
+    function, e.g. ``make_kernel__locals__inner``; at top level the def must carry that name to get that key)."""
     if key and key != node.name and key.isidentifier():
         text = text.replace(f"def {node.name}(", f"def {key}(", 1)
-    return "@wp.kernel\n" + text
+    return text if "kernel" in _decorator_names(node) else "@wp.kernel\n" + text
 
 
 def _is_warp_import(stmt: ast.stmt) -> bool:

@@ -98,8 +98,10 @@ def load_sources(sources: list[tuple[str, str]], module_name: str) -> tuple[_ctx
         filename = "kernel.py"
         # Warp numbers @wp.func symbols with a process-wide counter per name (falloff_0, falloff_1, ...);
         # restart it for this program's functions so the emitted code does not depend on build order.
-        for name in re.findall(r"@wp\.func\s*\ndef\s+(\w+)", source):
-            _ctx.function_key_counts.pop(name, None)
+        # A function defined in a class body has a key naming the class (Mesh.find -> Mesh___find).
+        for name in re.findall(r"@wp\.func\s*\n[ \t]*def\s+(\w+)", source):
+            for key in [k for k in _ctx.function_key_counts if k == name or k.endswith(f"__{name}")]:
+                _ctx.function_key_counts.pop(key, None)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         # Struct annotations are resolved through sys.modules[cls.__module__], so the
         # namespace must be a registered module while its source runs.

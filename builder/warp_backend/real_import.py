@@ -76,7 +76,8 @@ def bindings(func, names: tuple[str, ...]) -> dict[str, str]:
     values that have one: literals and Warp's scalar, vector, matrix, quaternion and transform types."""
     from warp._src.codegen import get_closure_vars
 
-    scope = func.__globals__ | get_closure_vars(func)  # what Warp resolves a free name from
+    # what Warp resolves a free name from; then names only annotations read (evaluated once, at definition)
+    scope = func.__globals__ | get_closure_vars(func) | annotation_names(func)
     out = {}
     for name in names:
         if name not in scope:
@@ -84,6 +85,35 @@ def bindings(func, names: tuple[str, ...]) -> dict[str, str]:
         expr = value_expr(scope[name])
         if expr is not None:
             out[name] = expr
+    return out
+
+
+def annotation_names(func) -> dict:
+    """Names an argument annotation reads as its dtype (``wp.array2d[wp_type]``, ``wp.array(dtype=T)``), mapped to
+    the dtype of the evaluated annotation: a factory's local used only in annotations is no closure variable."""
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return {}
+    node = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)), None)
+    if node is None:
+        return {}
+    out = {}
+    for arg in node.args.args:
+        ann, value = arg.annotation, func.__annotations__.get(arg.arg)
+        dtype = getattr(value, "dtype", None)
+        if ann is None or dtype is None:
+            continue
+        if isinstance(ann, ast.Subscript) and isinstance(ann.slice, ast.Name):
+            out[ann.slice.id] = dtype
+        elif isinstance(ann, ast.Call):
+            for kw in ann.keywords:
+                if kw.arg == "dtype" and isinstance(kw.value, ast.Name):
+                    out[kw.value.id] = dtype
     return out
 
 
@@ -132,11 +162,12 @@ def _one_kernel(mod: ShippedModule, text: str, kernel, configs: tuple[str, ...],
     from warp._src import types as wp_types
 
     line = kernel.func.__code__.co_firstlineno
-    ex = extract(text, kernel.func.__name__, line, key=kernel.key)
+    package = mod.name if mod.path.endswith("/__init__.py") else mod.name.rpartition(".")[0]
+    ex = extract(text, kernel.func.__name__, line, key=kernel.key, package=package)
     if ex.unresolved:
         bound = bindings(kernel.func, ex.unresolved)
         if bound:
-            ex = extract(text, kernel.func.__name__, line, bound, key=kernel.key)
+            ex = extract(text, kernel.func.__name__, line, bound, key=kernel.key, package=package)
     out = []
     for sig, inst in codegen.kernel_instances(kernel):
         args = inst.adj.args

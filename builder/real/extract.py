@@ -149,7 +149,6 @@ def extract(
             taken.add(name)
             if name in classes and name not in binders:
                 members.setdefault(name, {})
-                pending.extend(sorted(_class_header_reads(classes[name])))
                 continue
             if name not in binders:
                 if name not in _BUILTINS:
@@ -203,12 +202,6 @@ def _import_text(lines: list[str], stmt: ast.stmt, package: str | None) -> str:
     return f"from {target} import {names}\n"
 
 
-def _class_header_reads(cls: ast.ClassDef) -> set[str]:
-    """Names a class statement reads outside its body: bases, keywords, decorators."""
-    nodes = [*cls.bases, *(k.value for k in cls.keywords), *cls.decorator_list]
-    return {n.id for x in nodes for n in ast.walk(x) if isinstance(n, ast.Name)}
-
-
 def _class_attribute_reads(nodes: list[ast.AST], classes: set[str]) -> set[tuple[str, str]]:
     """``(Class, attribute)`` for every ``Class.attribute`` the nodes read, for the given classes."""
     return {
@@ -220,12 +213,11 @@ def _class_attribute_reads(nodes: list[ast.AST], classes: set[str]) -> set[tuple
 
 
 def _stub(lines: list[str], cls: ast.ClassDef, members: dict[int, ast.stmt]) -> str:
-    """The class statement with only the members a kernel reads (``pass`` when none)."""
-    first = min([cls.lineno] + [d.lineno for d in cls.decorator_list])
-    header = "".join(lines[first - 1 : cls.body[0].lineno - 1])
-    header = header[: header.index(":", header.index(cls.name)) + 1] if "\n" not in header.rstrip() else header
+    """A class holding only the members a kernel reads (``pass`` when none). Bases are left out: they matter to
+    Python code, not to the ``@wp.func``s and constants a kernel reaches through the class, and importing them
+    would drag in the rest of the library."""
     kept = [_segment(lines, members[n]) for n in sorted(members)]
-    return header.rstrip() + "\n" + ("\n".join(kept) if kept else "    pass\n")
+    return f"class {cls.name}:\n" + ("\n".join(kept) if kept else "    pass\n")
 
 
 def _as_kernel(text: str, node: ast.FunctionDef, key: str | None) -> str:

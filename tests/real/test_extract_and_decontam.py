@@ -130,3 +130,44 @@ def test_examples_that_would_run_at_import_are_recognised():
     assert runs_code_at_import(MODULE + "wp.clear_kernel_cache()\n") == "calls clear_kernel_cache() at import"
     assert runs_code_at_import(MODULE + "for d in wp.get_devices():\n    pass\n") == "runs a top-level for at import"
     assert runs_code_at_import(MODULE + 'wp.set_module_options({"enable_backward": False})\n') == ""
+
+
+CLASS_MODULE = '''import warp as wp
+
+from .utils import lerp
+
+
+class Mesh:
+    """A mesh with kernels of its own."""
+
+    LIMIT = 4
+
+    @wp.func
+    def _find(x: int) -> int:
+        return wp.min(x, Mesh.LIMIT)
+
+    @wp.func
+    def _unused(x: int) -> int:
+        return x
+
+    def python_only(self):
+        return 1
+
+    @wp.kernel
+    def _count(a: wp.array(dtype=int)):
+        i = wp.tid()
+        a[i] = Mesh._find(a[i]) + int(lerp(0.0, 1.0, 0.5))
+'''
+
+
+def test_class_bound_kernel_gets_a_stub_class_and_absolute_imports():
+    line = CLASS_MODULE.splitlines().index("    @wp.kernel") + 1
+    ex = extract(CLASS_MODULE, "_count", line, key="Mesh___count", package="warp._src.fem.geometry")
+    assert ex.unresolved == () and ex.nested
+    src = ex.source
+    assert "from warp._src.fem.geometry.utils import lerp\n" in src and "from .utils" not in src
+    assert "class Mesh:\n    LIMIT = 4\n" in src and "    def _find(x: int)" in src
+    assert "_unused" not in src and "python_only" not in src and '"""A mesh' not in src
+    assert src.rstrip().endswith("a[i] = Mesh._find(a[i]) + int(lerp(0.0, 1.0, 0.5))")
+    assert "\n@wp.kernel\ndef Mesh___count(" in src
+    compile(src, "k.py", "exec")

@@ -88,3 +88,14 @@ def test_module_cli_writes_parquet_and_refuses_bad_arguments(tmp_path, capsys):
     assert pq.read_table(out).column_names == list(columns("real"))
     assert "modules skipped:" in capsys.readouterr().out
     assert [p.name for p in tmp_path.iterdir()] == ["real.parquet"]
+
+
+def test_class_bound_library_kernel_stands_alone():
+    wdir = real_import.warp_dir()
+    mod = next(m for m in modules(wdir, ("library",)) if m.name == "warp._src.fem.geometry.trimesh")
+    res = real_import.collect(mod, wdir, ("cuda-forward",), timeout=120)
+    kernel = next(k for k in res.kernels if "\nclass Trimesh" in k.python_source)  # reads Trimesh's own funcs
+    assert kernel.nested and kernel.unresolved == () and kernel.key.startswith("Trimesh___")
+    again = codegen.emit("again", kernel.python_source, "t_trimesh_again", ("cuda-forward",), kernel=kernel.key)
+    body = [line for line in again["cuda-forward"].ir.splitlines() if not line.lstrip().startswith("//")]
+    assert body == [line for line in kernel.units["cuda-forward"][1].splitlines() if not line.lstrip().startswith("//")]

@@ -91,3 +91,19 @@ def test_resume_after_a_stopped_build_reuses_finished_shards(cluster, reference,
     assert "(3 reused)" in capsys.readouterr().err
     _same(reference, out)
     assert not list(tmp_path.glob(".o.*"))
+
+
+def test_real_config_on_ray_is_byte_identical_to_the_local_build(cluster, tmp_path, capsys):
+    """Real shards (runs of the shipped module list) are Ray tasks too; the summary comes back with the records."""
+    real = ["--configs", "real", "--real-sources", "examples", "--real-modules", "6", "--num-shards", "2"]
+    real += ["--verify", "none"]
+    local, out = tmp_path / "local", tmp_path / "ray"
+    assert main(["build", "--out", str(local), *real]) == 0
+    assert main(["build", "--engine", "ray", "--address", cluster.address, "--out", str(out), *real]) == 0
+    _same(local, out)
+    assert sorted(p.name for p in (out / "real").iterdir()) == [
+        "test-00000-of-00002.parquet",
+        "test-00001-of-00002.parquet",
+    ]
+    summaries = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warp_cuda_ir real: ")]
+    assert len(summaries) == 2 and summaries[0] == summaries[1] and "kernels: examples: 6" in summaries[0]

@@ -7,6 +7,8 @@ that dies takes its pool with it, and the unfinished shards go to a fresh pool (
 from __future__ import annotations
 
 import multiprocessing
+import os
+import tempfile
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -22,8 +24,9 @@ POLL = 0.5  # seconds between checks for a signal whose exception was dropped
 class LocalEngine:
     name = "local"
 
-    def __init__(self, num_proc: int):
+    def __init__(self, num_proc: int, scratch: str | None = None):
         self.num_proc = num_proc
+        self.scratch = scratch  # the workers' temporary folder (removed with the build's work folder)
 
     def slots(self) -> int:
         return self.num_proc
@@ -37,7 +40,7 @@ class LocalEngine:
             return
         left, deaths = list(jobs), 0
         while left:
-            left = _pool_round(left, min(self.num_proc, len(left)), on_done)
+            left = _pool_round(left, min(self.num_proc, len(left)), on_done, self.scratch)
             if left:
                 deaths += 1
                 if deaths > MAX_RETRIES:
@@ -61,9 +64,19 @@ def _with_retries(job: ShardJob) -> dict:
     raise AssertionError("unreachable")
 
 
-def _pool_round(jobs: list[ShardJob], n: int, on_done) -> list[ShardJob]:
+def _worker_init(scratch: str | None) -> None:
+    """A worker's temporary files go to the build's scratch folder: NVRTC leaves its automatic precompiled-header
+    folder in TMPDIR when a worker is stopped rather than exiting, and the build removes that folder."""
+    if scratch:
+        os.makedirs(scratch, exist_ok=True)
+        os.environ["TMPDIR"] = scratch
+        tempfile.tempdir = None
+
+
+def _pool_round(jobs: list[ShardJob], n: int, on_done, scratch: str | None = None) -> list[ShardJob]:
     """Run ``jobs`` on a pool of ``n``; return the jobs left unfinished if a worker died."""
-    pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
+    ctx = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(n, mp_context=ctx, initializer=_worker_init, initargs=(scratch,))
     pending: dict = {}
     try:
         with interrupts.blocked_for_children():  # workers are spawned inside submit()

@@ -36,7 +36,7 @@ class Decontamination:
         near_real = sorted({i for i, _, _ in r.near})
         share = len(near_real) / r.real if r.real else 0.0
         message = (
-            f"{r.real} real kernels vs {r.synthetic} generated programs ({', '.join(generated)}): "
+            f"{r.real} distinct real sources vs {r.synthetic} distinct generated ones ({', '.join(generated)}): "
             f"{len(r.exact_source)} equal sources, {len(r.exact_normalized)} equal normalized forms, "
             f"{len(near_real)} with a near duplicate (Jaccard>={NEAR_JACCARD}, {100 * share:.2f}%; "
             f"fails above {100 * NEAR_FAIL_SHARE:g}%)"

@@ -91,3 +91,22 @@ def test_real_beside_a_generated_config_is_decontaminated(tmp_path):
     line = next(x for x in v.stdout.splitlines() if "real:decontamination" in x)
     assert line.startswith("  PASS")
     assert "6 distinct real sources vs 10 distinct generated ones (cpu): 0 equal sources" in line
+
+
+def test_resume_reuses_finished_real_shards_and_their_summary(tmp_path):
+    """A real shard that stops the build leaves the finished one for --resume; its counts still reach the summary."""
+    faults = tmp_path / "faults"
+    faults.mkdir()
+    (faults / "bug@real-test-00001-of-00002").touch()
+    out = tmp_path / "ds"
+    argv = ["--configs", "real", *REAL, "--num-shards", "2", "--verify", "none", "--out", str(out), "--resume"]
+    first = run(tmp_path, *argv, WARP_CUDA_IR_FAULTS=str(faults))
+    assert first.returncode == 1 and "injected fault" in first.stderr
+    (staging,) = tmp_path.glob(".ds.partial-*")
+    assert sorted(p.name for p in (staging / ".done").iterdir()) == ["real-test-00000-of-00002.json"]
+    second = run(tmp_path, *argv, WARP_CUDA_IR_FAULTS=str(faults))
+    assert second.returncode == 0, second.stderr
+    assert "(1 reused)" in second.stderr and "real: test=18\n" in second.stdout
+    summary = next(line for line in second.stderr.splitlines() if line.startswith("warp_cuda_ir real: "))
+    assert "kernels: examples: 6" in summary and "needs torch: 1" in summary
+    assert not list(tmp_path.glob(".ds.*"))

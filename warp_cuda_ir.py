@@ -15,26 +15,29 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
+from collections.abc import Iterator
 
 import datasets
 
 from builder import GENERATOR_VERSION
 from builder.config import BuildOptions, user_fields
-from builder.dataset.plan import split_shards
+from builder.dataset.plan import real_shards, split_shards
 from builder.errors import GPURequired
-from builder.schema import CONFIGS, FEATURES, SPLITS
+from builder.schema import CONFIGS, SPLITS, features
 
 _DESCRIPTIONS = {
     "cuda-forward": "Warp kernel -> CUDA C++ forward kernel emitted by Warp.",
     "cuda-backward": "Warp kernel -> CUDA C++ backward (adjoint) kernel emitted by Warp.",
     "cpu": "Warp kernel -> CPU C++ forward kernel emitted by Warp.",
     "gpu-verified": "cuda-forward and cuda-backward rows, also run on a CUDA GPU and compared with the CPU.",
+    "real": "Evaluation set: the kernels shipped with warp-lang (examples, library, tests), every target and pass.",
 }
 
 
 def _post_init(self) -> None:
     datasets.BuilderConfig.__post_init__(self)
-    self.categories = self.options.categories  # validated and normalized the one way BuildOptions does it
+    opts = self.options  # validated and normalized the one way BuildOptions does it
+    self.categories, self.real_sources = opts.categories, opts.real_sources
 
 
 def _options(self) -> BuildOptions:
@@ -48,6 +51,20 @@ WarpCudaIRConfig = dataclasses.make_dataclass(
     bases=(datasets.BuilderConfig,),
     namespace={"__post_init__": _post_init, "options": property(_options), "__module__": __name__},
 )
+
+
+def shard_rows(opts: BuildOptions, shard) -> Iterator[dict]:
+    """One shard's rows, as ``builder.dataset.shards`` writes them for the CLI build."""
+    if shard.config == "real":
+        from builder.real.rows import Summary, report, shard_rows
+
+        summary = Summary()
+        yield from shard_rows(opts, shard.modules, summary)
+        report(summary)
+        return
+    from builder.dataset.records import rows
+
+    yield from rows(opts, shard.split, shard.start, shard.stop)
 
 
 class WarpCudaIR(datasets.GeneratorBasedBuilder):
@@ -65,13 +82,15 @@ class WarpCudaIR(datasets.GeneratorBasedBuilder):
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
             description=_DESCRIPTIONS[self.config.name],
-            features=FEATURES,
+            features=features(self.config.name),
             homepage="https://github.com/NVIDIA/warp",
             license="apache-2.0",
         )
 
     def _split_generators(self, dl_manager):
         opts = self.config.options
+        if opts.config == "real":  # the shipped kernels: one test split, sharded by module as the CLI build does
+            return [datasets.SplitGenerator(name="test", gen_kwargs={"shards": real_shards(opts)})]
         if opts.config == "gpu-verified":
             from builder.warp_backend import codegen
 
@@ -79,18 +98,16 @@ class WarpCudaIR(datasets.GeneratorBasedBuilder):
                 raise GPURequired()
         out = []
         for split in SPLITS:
-            shards = [(s.split, s.start, s.stop) for s in split_shards(opts, split)]  # the CLI build's shard plan
+            shards = split_shards(opts, split)  # the CLI build's shard plan
             if shards:
                 out.append(datasets.SplitGenerator(name=split, gen_kwargs={"shards": shards}))
         return out
 
     def _generate_examples(self, shards):
-        from builder.dataset.records import rows
-
         opts = self.config.options
         with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_evidence_") as own:
             # without a shared cache each generator keeps its own, removed when it finishes
             opts = opts if opts.evidence_dir else dataclasses.replace(opts, evidence_dir=own)
-            for split, start, stop in shards:
-                for row in rows(opts, split, start, stop):
+            for shard in shards:
+                for row in shard_rows(opts, shard):
                     yield row["id"], row

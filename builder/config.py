@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from builder.errors import ConfigError
 from builder.grammar.policy import CATEGORIES
+from builder.real.sources import SOURCES as REAL_SOURCES
 from builder.schema import CONFIGS
 
 VERIFY_LEVELS = ("none", "compile", "execute")
@@ -41,15 +42,26 @@ class BuildOptions:
     # skip: a row that fails its evidence checks (a few per thousand have a constant output the grammar could not
     # rule out) is left out and counted on stderr, so a long build is not lost; error: stop at the first one
     on_invalid: str = _opt("skip", "skip | error: leave out (and count) a row that fails its checks, or stop")
+    # the real config (shipped kernels): its one test split is sharded by module, never sized by num_*
+    real_sources: tuple[str, ...] = _opt(
+        tuple(REAL_SOURCES), "real config: comma-separated kinds of shipped kernels (examples, library, tests)"
+    )
+    real_modules: int = _opt(
+        0,
+        "real config: build only the first N shipped modules of --real-sources, in module-name order (0: every "
+        "module); a quick sample",
+    )
     evidence_dir: str | None = None  # shared content-addressed evidence cache (one per build or shard task)
 
     def __post_init__(self) -> None:
         if self.config not in CONFIGS:
             raise ConfigError(f"unknown config {self.config!r}; valid: {', '.join(CONFIGS)}")
-        if isinstance(self.categories, str):
-            object.__setattr__(self, "categories", tuple(c for c in self.categories.split(",") if c))
-        elif isinstance(self.categories, list):
-            object.__setattr__(self, "categories", tuple(self.categories))
+        for name in ("categories", "real_sources"):  # comma-separated on the command line
+            value = getattr(self, name)
+            if isinstance(value, str):
+                object.__setattr__(self, name, tuple(c for c in value.split(",") if c))
+            elif isinstance(value, list):
+                object.__setattr__(self, name, tuple(value))
         bad = [c for c in self.categories if c not in CATEGORIES]
         if bad or not self.categories:
             raise ConfigError(f"unknown categories {bad}; valid: {', '.join(CATEGORIES)}")
@@ -61,7 +73,7 @@ class BuildOptions:
             value = getattr(self, name)
             if not _is_int(value) or value < 0:
                 raise ConfigError(f"{name} must be a non-negative integer, got {value!r}")
-        if self.num_train + self.num_validation + self.num_test == 0:
+        if self.config != "real" and self.num_train + self.num_validation + self.num_test == 0:
             raise ConfigError("at least one split must have a positive size")
         if not _is_int(self.num_shards) or self.num_shards < 0:
             raise ConfigError(f"num_shards must be a positive integer (or 0: sized by rows), got {self.num_shards!r}")
@@ -71,6 +83,11 @@ class BuildOptions:
             raise ConfigError(f"unknown verify level {self.verify!r}; valid: {', '.join(VERIFY_LEVELS)}")
         if self.on_invalid not in ON_INVALID:
             raise ConfigError(f"unknown on_invalid {self.on_invalid!r}; valid: {', '.join(ON_INVALID)}")
+        bad = [s for s in self.real_sources if s not in REAL_SOURCES]
+        if bad or not self.real_sources or len(set(self.real_sources)) != len(self.real_sources):
+            raise ConfigError(f"bad real_sources {list(self.real_sources)}; valid: {', '.join(REAL_SOURCES)}")
+        if not _is_int(self.real_modules) or self.real_modules < 0:
+            raise ConfigError(f"real_modules must be a non-negative integer (0: all), got {self.real_modules!r}")
 
     def size(self, split: str) -> int:
         return getattr(self, f"num_{split}")

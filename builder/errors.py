@@ -102,3 +102,14 @@ class ReferenceFailed(RuntimeError):
 
     def __reduce__(self):
         return ReferenceFailed, (self.row_id, self.reason)
+
+
+class ExtractError(ValueError):
+    """A shipped kernel's source could not be cut out of its module file."""
+
+    def __init__(self, kernel: str, line: int, reason: str):
+        super().__init__(f"cannot extract kernel {kernel!r} (line {line}): {reason}")
+        self.fields = (kernel, line, reason)
+
+    def __reduce__(self):
+        return ExtractError, self.fields

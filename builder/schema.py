@@ -1,13 +1,16 @@
-"""The one row schema: used by the builder, the folder writer, the validator and the card.
+"""The row schema of every config: used by the builder, the folder writer, the validator and the card.
 
-``FIELD_DOCS`` explains every column; the dataset card renders it.
+``FIELDS`` holds every column any config has; ``features(config)`` is the columns that config fills (a cpu row
+has no PTX, only gpu-verified rows have GPU columns, real rows have no execution columns and add
+``source_path``). ``FIELD_DOCS`` explains every column; the dataset card renders it per config.
 """
 
 from __future__ import annotations
 
 import datasets
 
-CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified")
+CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "real")
+GENERATED_CONFIGS = CONFIGS[:4]
 SPLITS = ("train", "validation", "test")
 # (target, pass, symbol suffix of the IR function, TU the IR is taken from) per generated config
 TARGETS = {
@@ -20,12 +23,12 @@ _S, _B, _I64, _I32, _F64 = (datasets.Value(t) for t in ("string", "bool", "int64
 
 FIELDS: dict[str, tuple[object, str]] = {
     "id": (_S, "Stable row id: CONFIG/SPLIT/SEED/INDEX."),
-    "config": (_S, "Config name (cuda-forward, cuda-backward, cpu, gpu-verified)."),
+    "config": (_S, "Config name (cuda-forward, cuda-backward, cpu, gpu-verified, real)."),
     "seed": (_I64, "Build seed; with split and index it regenerates the row exactly."),
     "split": (_S, "train, validation or test."),
     "index": (_I64, "Row index within its split."),
     "attempt": (_I32, "How many candidate programs were drawn before one fell in this split's partition."),
-    "category": (_S, "Generation policy (arithmetic, math, vector, ... combined)."),
+    "category": (_S, "Generation policy (arithmetic, math, vector, ... combined); real: examples, library or tests."),
     "kernel_name": (_S, "Name of the @wp.kernel function; emitted C++ names are derived from it."),
     "python_source": (_S, "Self-contained Python: import, @wp.struct/@wp.func helpers and the @wp.kernel."),
     "target": (_S, "cuda or cpu."),
@@ -51,9 +54,9 @@ FIELDS: dict[str, tuple[object, str]] = {
     "compiled": (_B, "The row's module compiled for its target (NVRTC sm_90 PTX, or Warp's CPU compiler)."),
     "compile_target": (_S, "sm_90 or cpu."),
     "toolchain": (_S, "Compilers used, e.g. warp=1.19.0;nvrtc=13.0."),
-    "ptx": (_S, "PTX of this kernel's entry points only (CUDA rows)."),
-    "ptx_instructions": (_I32, "PTX instructions in those entry points."),
-    "ptx_registers": (_I32, "PTX virtual registers declared in those entry points (not physical registers)."),
+    "ptx": (_S, "PTX of this row's entry point only: this pass, this kernel (CUDA rows; null for CPU rows)."),
+    "ptx_instructions": (_I32, "PTX instructions in that entry point."),
+    "ptx_registers": (_I32, "PTX virtual registers declared in that entry point (not physical registers)."),
     "executed": (_B, "The kernel (and its adjoint) ran on the CPU with seeded inputs."),
     "outputs_finite": (_B, "All outputs finite."),
     "outputs_nondegenerate": (_B, "Every output changed from its initial value and is not constant."),
@@ -66,8 +69,48 @@ FIELDS: dict[str, tuple[object, str]] = {
     "gpu_name": (_S, "gpu-verified only: CUDA device name."),
     "gpu_compute_capability": (_S, "gpu-verified only: e.g. 9.0."),
     "gpu_driver": (_S, "gpu-verified only: CUDA driver version."),
+    "source_path": (_S, "real only: file and line of the kernel inside the warp-lang package."),
 }
 
-FEATURES = datasets.Features({k: t for k, (t, _) in FIELDS.items()})
 FIELD_DOCS = {k: doc for k, (_, doc) in FIELDS.items()}
 GPU_FIELDS = ("gpu_match", "max_abs_err", "max_rel_err", "gpu_name", "gpu_compute_capability", "gpu_driver")
+PTX_FIELDS = ("ptx", "ptx_instructions", "ptx_registers")
+EXEC_FIELDS = (
+    "executed",
+    "outputs_finite",
+    "outputs_nondegenerate",
+    "grads_finite",
+    "output_checksum",
+    "grad_checksum",
+)
+# what only a drawn program has: its coordinates and the inputs it was executed with
+GENERATED_ONLY = ("seed", "index", "attempt", "arg_roles", "arg_shapes", "launch_dims", "launch_shape")
+REAL_ONLY = ("source_path",)
+
+
+def columns(config: str) -> tuple[str, ...]:
+    """The columns ``config`` fills, in schema order."""
+    if config not in CONFIGS:
+        raise ValueError(f"unknown config {config!r}; valid: {', '.join(CONFIGS)}")
+    if config == "real":
+        drop = set(GENERATED_ONLY + EXEC_FIELDS + GPU_FIELDS)
+    else:
+        drop = set(REAL_ONLY) | (set() if config == "gpu-verified" else set(GPU_FIELDS))
+        if config == "cpu":
+            drop |= set(PTX_FIELDS)
+    return tuple(k for k in FIELDS if k not in drop)
+
+
+def features(config: str) -> datasets.Features:
+    """The ``datasets.Features`` of one config."""
+    return datasets.Features({k: FIELDS[k][0] for k in columns(config)})
+
+
+def project(row: dict, config: str) -> dict:
+    """A full record cut down to ``config``'s columns, in schema order."""
+    return {k: row[k] for k in columns(config)}
+
+
+# Every column of the generated configs (gpu-verified has them all). Kept for callers written before the schema
+# was per config; use features(config).
+FEATURES = features("gpu-verified")

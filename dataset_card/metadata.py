@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from builder.layout import split_files
-from builder.schema import FEATURES
+from builder.schema import features
 
 TAGS = ["cuda", "warp", "gpu", "code", "compiler"]
 
@@ -49,7 +49,7 @@ def metadata(folder: Path) -> dict:
         infos.append(
             {
                 "config_name": cfg,
-                "features": FEATURES._to_yaml_list(),
+                "features": features(cfg)._to_yaml_list(),  # each config has its own columns
                 "splits": split_infos,
                 "download_size": sum(x["num_bytes"] for x in split_infos),
                 "dataset_size": sum(x["num_bytes"] for x in split_infos),

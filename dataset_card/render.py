@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from builder.layout import split_files
+from builder.real.card import section as real_section
 from builder.schema import SPLITS, TARGETS
 from dataset_card.metadata import metadata
 from dataset_card.plots import most_common, plots
@@ -50,10 +51,16 @@ STAT_COLUMNS = [
     "generator_version",
 ]
 REPO_HINT = "ORG/warp_cuda_ir"
+TARGET_PASS = {"gpu-verified": "cuda / forward + backward", "real": "cuda + cpu / forward + backward"}
 
 
-def read_config(splits: dict[str, list[Path]], columns: list[str]) -> pa.Table:
-    tables = [pq.read_table(f, columns=columns) for fs in splits.values() for f in fs]
+def read_config(splits: dict[str, list[Path]], wanted: list[str]) -> pa.Table:
+    """The ``wanted`` columns this config has (a cpu shard has no PTX, only gpu-verified has gpu_match)."""
+    tables = [
+        pq.read_table(f, columns=[c for c in wanted if c in pq.read_schema(f).names])
+        for fs in splits.values()
+        for f in fs
+    ]
     return pa.concat_tables(tables)
 
 
@@ -63,7 +70,9 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
     folder = Path(folder)
     files = split_files(folder)
     meta = meta or metadata(folder)
-    per_config = {cfg: read_config(splits, STAT_COLUMNS) for cfg, splits in files.items()}
+    real_files = [f for fs in files.get("real", {}).values() for f in fs]
+    # the generated configs' statistics; the real config has its own section
+    per_config = {cfg: read_config(splits, STAT_COLUMNS) for cfg, splits in files.items() if cfg != "real"}
     first = next(iter(per_config.values()), None)
 
     # configs and splits
@@ -71,7 +80,7 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
     for info in meta["dataset_info"]:
         counts = {s["name"]: s["num_examples"] for s in info["splits"]}
         cfg = info["config_name"]
-        tp = "cuda / forward + backward" if cfg == "gpu-verified" else " / ".join(TARGETS.get(cfg, ("?", "?"))[:2])
+        tp = TARGET_PASS.get(cfg) or " / ".join(TARGETS.get(cfg, ("?", "?"))[:2])
         rows.append(
             f"| `{cfg}` | {tp} | " + " | ".join(str(counts.get(s, 0)) for s in SPLITS) + f" | {sum(counts.values())} |"
         )
@@ -117,17 +126,23 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
         f"| {k} | {a:g} | {r:g} |" for k, (a, r) in TOLERANCES.items()
     ]
 
+    tables = [
+        *per_config.values(),
+        *(pq.read_table(f, columns=["warp_version", "generator_version"]) for f in real_files),
+    ]
+
     def versions(col: str) -> str:
-        vals = sorted({v for t in per_config.values() for v in t.column(col).to_pylist() if v})
+        vals = sorted({v for t in tables for v in t.column(col).to_pylist() if v})
         return ", ".join(vals) or "unknown"
 
-    total = sum(t.num_rows for t in per_config.values())
-    default_cfg = next(iter(per_config), "cuda-forward")
+    total = sum(t.num_rows for t in per_config.values()) + sum(pq.ParquetFile(f).metadata.num_rows for f in real_files)
+    default_cfg = next(iter(per_config), "real" if real_files else "cuda-forward")
     return {
         "pretty_name": meta["pretty_name"],
         "total_rows": str(total),
-        "num_configs": str(len(per_config)),
+        "num_configs": str(len(per_config) + bool(real_files)),
         "default_config": default_cfg,
+        "default_split": "test" if default_cfg == "real" else "train",
         "repo_hint": REPO_HINT,
         "examples": examples,
         "schema_table": schema,
@@ -141,10 +156,11 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
         "top_builtins": top or "n/a",
         "verification_table": "\n".join(ver_rows),
         "tolerances_table": "\n".join(tol_rows),
-        "regenerate_command": regenerate(per_config, files, build_options) if per_config else "warp-cuda-ir build",
+        "regenerate_command": regenerate(per_config, files, build_options),
         "warp_version": versions("warp_version"),
         "generator_version": versions("generator_version"),
         "builder": builder_line(),
+        "real_section": real_section(real_files),
     }
 
 

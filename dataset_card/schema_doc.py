@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from builder.schema import CONFIGS, FEATURES, GPU_FIELDS, SPLITS, TARGETS
+from builder.schema import CONFIGS, FIELDS, SPLITS, TARGETS, columns
+from dataset_card.render import TARGET_PASS
 from dataset_card.sections import schema_table
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "schema.md"
@@ -15,7 +16,7 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "schema.md"
 
 def markdown() -> str:
     configs = [
-        f"| `{c}` | " + (" / ".join(TARGETS[c][:2]) if c in TARGETS else "cuda / forward + backward") + " |"
+        f"| `{c}` | " + (" / ".join(TARGETS[c][:2]) if c in TARGETS else TARGET_PASS[c]) + f" | {len(columns(c))} |"
         for c in CONFIGS
     ]
     return "\n".join(
@@ -24,17 +25,20 @@ def markdown() -> str:
             "",
             "Generated from `builder/schema.py` by `python -m dataset_card.schema_doc`; do not edit by hand.",
             "",
-            f"Every row of every config has these {len(FEATURES)} columns, in this order. The "
-            f"{len(GPU_FIELDS)} `gpu-verified only` columns are null elsewhere.",
+            f"The {len(FIELDS)} columns, in the order a row has them. Each config has only the columns listed for "
+            "it under `configs` (`builder.schema.features(config)`): a `cpu` row has no PTX, only `gpu-verified` "
+            "has the GPU columns, and `real` (shipped kernels, never executed) has no generation coordinates or "
+            "execution columns and adds `source_path`.",
             "",
             schema_table(),
             "",
             "## Configs",
             "",
-            f"Each config has the splits {', '.join(f'`{s}`' for s in SPLITS)}.",
+            f"Each generated config has the splits {', '.join(f'`{s}`' for s in SPLITS)}; `real` has `test` only "
+            "(see docs/real.md).",
             "",
-            "| config | target / pass |",
-            "|---|---|",
+            "| config | target / pass | columns |",
+            "|---|---|---|",
             *configs,
             "",
         ]

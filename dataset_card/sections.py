@@ -11,10 +11,12 @@ import pyarrow.parquet as pq
 from builder import GENERATOR_VERSION
 from builder.grammar.policy import CATEGORIES
 from builder.layout import infer_categories
-from builder.schema import FEATURES, FIELD_DOCS, SPLITS
+from builder.schema import CONFIGS, FIELD_DOCS, FIELDS, SPLITS, columns
 
 
 def share(table: pa.Table, column: str) -> float | None:
+    if column not in table.column_names:
+        return None  # the config has no such column (gpu_match outside gpu-verified)
     col = table.column(column)
     if col.null_count == len(col) or len(col) == 0:
         return None
@@ -54,7 +56,11 @@ def example(splits: dict[str, list[Path]], cfg: str) -> str:
 
 
 def regenerate(per_config: dict[str, pa.Table], files: dict, build_options) -> str:
-    configs = list(per_config)
+    """The build command that makes these files again (``per_config``: the generated configs' statistics)."""
+    from builder.config import BuildOptions
+
+    configs = list(per_config) + (["real"] if "real" in files else [])
+    real = BuildOptions("real")  # the real config's own options, read off the build when it is known
     if build_options:
         o = build_options[0]
         seed, sizes, cats, verify = o.seed, [o.num_train, o.num_validation, o.num_test], o.categories, o.verify
@@ -63,6 +69,12 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, build_options) -> s
         if not shards and o.rows_per_shard != default_rps:
             shards = f"--rows-per-shard {o.rows_per_shard}"
         configs = [b.config for b in build_options]
+        real = o
+    elif not per_config:  # only real: its rows carry no seed or sizes
+        seed, sizes, cats = 0, [], CATEGORIES
+        shards = f"--num-shards {max(len(fs) for fs in files['real'].values())}"
+        verify = pq.read_table(files["real"]["test"][0], columns=["verify"]).column("verify").to_pylist()
+        verify = verify[0] if verify else "compile"
     else:
         t = next(iter(per_config.values()))
         seed = pc.min(t.column("seed")).as_py() if t.num_rows else 0
@@ -74,14 +86,19 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, build_options) -> s
         train = train if train.num_rows else t
         cats = infer_categories(train.column("index").to_pylist(), train.column("category").to_pylist())
         verify = (t.column("verify").to_pylist() or ["execute"])[0]
-        counts = {sp: len(fs) for cfg_files in files.values() for sp, fs in cfg_files.items()}
+        counts = {sp: len(fs) for cfg, cfg_files in files.items() if cfg != "real" for sp, fs in cfg_files.items()}
         shards = _shard_flag({s: (n, counts[s]) for s, n in zip(SPLITS, sizes) if s in counts})
-    cmd = [
-        f"warp-cuda-ir build --configs {','.join(configs)} --seed {seed}",
-        f"--num-train {sizes[0]} --num-validation {sizes[1]} --num-test {sizes[2]}",
-    ]
-    if tuple(cats) != tuple(CATEGORIES):
-        cmd.append(f"--categories {','.join(cats)}")
+    cmd = [f"warp-cuda-ir build --configs {','.join(configs)}"]
+    if configs != ["real"]:  # the real config has no seed, sizes or categories
+        cmd[0] += f" --seed {seed}"
+        cmd.append(f"--num-train {sizes[0]} --num-validation {sizes[1]} --num-test {sizes[2]}")
+        if tuple(cats) != tuple(CATEGORIES):
+            cmd.append(f"--categories {','.join(cats)}")
+    if "real" in configs:
+        if real.real_sources != BuildOptions("real").real_sources:
+            cmd.append(f"--real-sources {','.join(real.real_sources)}")
+        if real.real_modules:
+            cmd.append(f"--real-modules {real.real_modules}")
     cmd.append(" ".join(x for x in (shards, f"--verify {verify} --out warp_cuda_ir") if x))
     return " \\\n    ".join(cmd)
 
@@ -122,9 +139,19 @@ def builder_line() -> str:
 
 
 def schema_table() -> str:
-    """The columns as a Markdown table: name, type, description (the card and docs/schema.md)."""
-    rows = [f"| `{k}` | `{md_escape(feature_str(FEATURES[k]))}` | {md_escape(doc)} |" for k, doc in FIELD_DOCS.items()]
-    return "\n".join(["| column | type | description |", "|---|---|---|", *rows])
+    """The columns as a Markdown table: name, type, the configs that have it, description (the card and
+    docs/schema.md)."""
+    rows = [
+        f"| `{k}` | `{md_escape(feature_str(FIELDS[k][0]))}` | {configs_with(k)} | {md_escape(doc)} |"
+        for k, doc in FIELD_DOCS.items()
+    ]
+    return "\n".join(["| column | type | configs | description |", "|---|---|---|---|", *rows])
+
+
+def configs_with(column: str) -> str:
+    """The configs that have a column: all, or the ones named."""
+    have = [c for c in CONFIGS if column in columns(c)]
+    return "all" if len(have) == len(CONFIGS) else ", ".join(have)
 
 
 def feature_str(feature) -> str:

@@ -2,7 +2,7 @@ import pytest
 
 from builder.config import BuildOptions
 from builder.errors import ConfigError, GPURequired
-from builder.schema import FEATURES
+from builder.schema import features
 from tests.conftest import has_cuda
 from warp_cuda_ir import WarpCudaIR
 
@@ -23,7 +23,7 @@ def test_num_proc_and_streaming_give_identical_rows(tmp_path):
         a = _rows(one.as_dataset(split=split))
         assert a == _rows(two.as_dataset(split=split)) == _rows(stream[split])
         assert [r["index"] for r in a] == list(range(len(a)))
-    assert one.info.features == FEATURES
+    assert one.info.features == features("cuda-backward")
 
 
 def test_rows_follow_the_schema_and_configs_share_programs(tmp_path):
@@ -40,7 +40,7 @@ def test_rows_follow_the_schema_and_configs_share_programs(tmp_path):
         assert f"{bwd['kernel_name']}_cuda_kernel_backward(" in bwd["ir"]
         assert f"{cpu['kernel_name']}_cpu_kernel_forward(" in cpu["ir"]
         assert (fwd["target"], fwd["pass"], bwd["pass"], cpu["target"]) == ("cuda", "forward", "backward", "cpu")
-        assert set(fwd) == set(FEATURES)
+        assert list(fwd) == list(features("cuda-forward")) and list(cpu) == list(features("cpu"))
 
 
 def test_no_normalized_program_crosses_splits(tmp_path):

@@ -32,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--num-proc must be a positive integer, got {args.num_proc}")
     if args.split not in SPLITS:
         raise ConfigError(f"unknown split {args.split!r}; valid: {', '.join(SPLITS)}")
+    if args.config == "real":  # its kernels' inputs are unknown: nothing to run a prediction against
+        raise ConfigError("evaluate scores the generated configs; real rows have no seed to regenerate inputs from")
     limits = sandbox.Limits(timeout_s=args.timeout)
     preds = predictions.read(Path(args.predictions))
     rows = {r["id"]: r for r in data.load_rows(args.data, args.config, args.split)}

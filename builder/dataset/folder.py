@@ -17,7 +17,7 @@ from pathlib import Path
 from builder.config import BuildOptions
 from builder.dataset import interrupts, manifest
 from builder.dataset.destination import open_destination
-from builder.dataset.plan import plan
+from builder.dataset.plan import build_plan
 from builder.dataset.progress import SECONDS_PER_ROW, Progress, hms
 from builder.dataset.shards import ShardJob
 from builder.warp_backend import codegen
@@ -82,16 +82,21 @@ def build_folder(
 
 
 def _run(options, dest, runner, evidence: str | None, resume: bool) -> list[dict]:
-    shards = plan(options[0])
+    shards = build_plan(options)
     records: dict[str, dict] = {}
     reused = []
     for s in shards:
         rec = manifest.finished(dest.store, s) if resume else None
         if rec is not None:
             records[s.key()], reused = rec, [*reused, s]
-    jobs = [ShardJob(tuple(options), s, dest.spec, evidence) for s in shards if s.key() not in records]
+    # a generated shard writes every generated config; a real shard writes the real config alone
+    by_kind = {
+        False: tuple(o for o in options if o.config != "real"),
+        True: tuple(o for o in options if o.config == "real"),
+    }
+    jobs = [ShardJob(by_kind[s.config == "real"], s, dest.spec, evidence) for s in shards if s.key() not in records]
     warn_scale(options, jobs, runner)
-    progress = Progress(shards, len(options), runner.name)
+    progress = Progress(shards, len(by_kind[False]), runner.name)
     for s in reused:
         progress.finished(s, reused=True)
 
@@ -101,6 +106,10 @@ def _run(options, dest, runner, evidence: str | None, resume: bool) -> list[dict
 
     runner.run(jobs, on_done)
     progress.summary()
+    if by_kind[True]:
+        from builder.real.rows import Summary, report
+
+        report(Summary.merged([records[s.key()].get("real_summary", {}) for s in shards if s.config == "real"]))
     return [records[s.key()] for s in shards]
 
 
@@ -115,7 +124,7 @@ def warn_scale(options: list[BuildOptions], jobs: list[ShardJob], runner) -> Non
             _warn(f"--num-proc {slots} but only {len(jobs)} shards to build: at most {len(jobs)} processes work")
         if slots > cores:
             _warn(f"--num-proc {slots} exceeds the {cores} cores of this machine")
-    rows = sum(j.shard.rows for j in jobs) * len(options)
+    rows = sum(j.shard.rows for j in jobs) * len([o for o in options if o.config != "real"])
     parallel = max(1, min(slots, len(jobs), os.cpu_count() or 1) if runner.name == "local" else min(slots, len(jobs)))
     eta = rows * SECONDS_PER_ROW[options[0].verify] / parallel
     if eta > WARN_ABOVE:

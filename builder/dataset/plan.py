@@ -4,6 +4,10 @@ Boundaries depend only on the split sizes and the sharding options, never on how
 run the build, so every engine writes the same files. One shard is one unit of work: it writes rows
 ``start..stop-1`` of its split for every requested config (each program is sampled once per config and its
 compile evidence is shared by the configs through the shard's evidence cache).
+
+The ``real`` config (the kernels shipped with warp-lang) has its own shards: its one ``test`` split is the sorted
+list of shipped modules cut into contiguous runs, ``modules[start:stop]`` per shard; which modules there are
+depends only on the installed warp-lang and ``real_sources``/``real_modules``, so its plan is as fixed.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from dataclasses import dataclass
 from builder.config import BuildOptions
 from builder.schema import SPLITS
 
+REAL_MODULES_PER_SHARD = 8  # shipped modules per real shard when --num-shards is 0
+
 
 @dataclass(frozen=True)
 class Shard:
@@ -21,16 +27,20 @@ class Shard:
     count: int  # shards in this split
     start: int
     stop: int
+    config: str | None = None  # "real" for a shard of the real config; None: every generated config
+    modules: tuple[str, ...] = ()  # real shards: the dotted names of their shipped modules
 
     @property
     def rows(self) -> int:
-        return self.stop - self.start
+        """Rows of each config this shard writes (a real shard's row count is known only once it is built)."""
+        return 0 if self.config == "real" else self.stop - self.start
 
     def filename(self) -> str:
         return f"{self.split}-{self.index:05d}-of-{self.count:05d}.parquet"
 
     def key(self) -> str:
-        return f"{self.split}-{self.index:05d}-of-{self.count:05d}"
+        own = f"{self.config}-" if self.config else ""  # real's test shards are not the generated test shards
+        return f"{own}{self.split}-{self.index:05d}-of-{self.count:05d}"
 
 
 def shard_count(rows: int, opts: BuildOptions) -> int:
@@ -48,6 +58,31 @@ def split_shards(opts: BuildOptions, split: str) -> list[Shard]:
     return [Shard(split, s, k, bounds[s], bounds[s + 1]) for s in range(k)]
 
 
+def real_shards(opts: BuildOptions) -> list[Shard]:
+    """The real config's shards: its module list (``builder.real.sources``) in contiguous runs."""
+    from builder.real.sources import modules, warp_package_dir
+
+    names = [m.name for m in modules(warp_package_dir(), opts.real_sources)]
+    if opts.real_modules:
+        names = names[: opts.real_modules]
+    n = len(names)
+    k = min(opts.num_shards, n) if opts.num_shards else -(-n // REAL_MODULES_PER_SHARD)
+    bounds = [(n * s) // k for s in range(k + 1)] if k else []
+    return [
+        Shard("test", s, k, bounds[s], bounds[s + 1], "real", tuple(names[bounds[s] : bounds[s + 1]])) for s in range(k)
+    ]
+
+
 def plan(opts: BuildOptions) -> list[Shard]:
-    """Every shard of every split, train first (the config does not matter: sizes and sharding are shared)."""
+    """Every shard of every split, train first (for a generated config the config does not matter: sizes and
+    sharding are shared); the real config's shards for ``real``."""
+    if opts.config == "real":
+        return real_shards(opts)
     return [s for split in SPLITS for s in split_shards(opts, split)]
+
+
+def build_plan(options: list[BuildOptions]) -> list[Shard]:
+    """The shards of a build of several configs: the generated configs' shared shards, then real's."""
+    generated = [o for o in options if o.config != "real"]
+    real = [o for o in options if o.config == "real"]
+    return (plan(generated[0]) if generated else []) + (plan(real[0]) if real else [])

@@ -23,17 +23,22 @@ def hms(seconds: float) -> str:
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
+def _label(shard: Shard) -> str:
+    """What the progress line counts a shard under: its split, or ``real`` for the real config's shards."""
+    return shard.config or shard.split
+
+
 class Progress:
     def __init__(self, shards: list[Shard], configs: int, engine: str, stream=None):
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.configs = configs
         self.engine = engine
-        self.total = {s.split: 0 for s in shards}
-        self.rows_total = {s.split: 0 for s in shards}
+        self.total = {_label(s): 0 for s in shards}
+        self.rows_total = {_label(s): 0 for s in shards}
         for s in shards:
-            self.total[s.split] += 1
-            self.rows_total[s.split] += s.rows
+            self.total[_label(s)] += 1
+            self.rows_total[_label(s)] += s.rows  # a real shard's rows are known only once built: 0 here
         self.done = dict.fromkeys(self.total, 0)
         self.rows_done = dict.fromkeys(self.total, 0)
         self.reused = 0
@@ -42,8 +47,8 @@ class Progress:
         self.last_log = self.start
 
     def finished(self, shard: Shard, reused: bool = False) -> None:
-        self.done[shard.split] += 1
-        self.rows_done[shard.split] += shard.rows
+        self.done[_label(shard)] += 1
+        self.rows_done[_label(shard)] += shard.rows
         if reused:
             self.reused += 1
         else:
@@ -71,9 +76,11 @@ class Progress:
             print(file=self.stream)
         shards = sum(self.done.values())
         reused = f" ({self.reused} reused)" if self.reused else ""
+        rows = f", {sum(self.rows_done.values())} rows x {self.configs} configs" if self.configs else ""
+        rate = f"{self.rate():.1f} rows/s, " if self.configs else ""
         print(
-            f"warp-cuda-ir: built {shards} shards{reused}, {sum(self.rows_done.values())} rows x {self.configs} "
-            f"configs in {hms(time.monotonic() - self.start)} ({self.rate():.1f} rows/s, engine {self.engine})",
+            f"warp-cuda-ir: built {shards} shards{reused}{rows} in {hms(time.monotonic() - self.start)} "
+            f"({rate}engine {self.engine})",
             file=self.stream,
             flush=True,
         )

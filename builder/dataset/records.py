@@ -22,7 +22,7 @@ from builder.grammar.generator import draft
 from builder.grammar.normalize import Normalizer, builtins_in
 from builder.grammar.program import Program
 from builder.rng import derive_rng
-from builder.schema import GPU_FIELDS, SPLITS, TARGETS
+from builder.schema import GPU_FIELDS, SPLITS, TARGETS, project
 from builder.warp_backend import codegen, verify
 
 CHUNK = 16  # programs verified together (one compiler invocation per target)
@@ -145,7 +145,7 @@ def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict
                         raise GeneratorBug(opts.seed, split, index, drawn.program.kernel_name, reason)
                     skipped[reason.split(":")[0]] += 1
                     continue
-                yield rec
+                yield project(rec, opts.config)
     if skipped:
         print(
             f"warp_cuda_ir: skipped {sum(skipped.values())} invalid rows in {split}[{start}:{stop}]: "

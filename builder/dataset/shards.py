@@ -1,4 +1,5 @@
-"""The one shard function every engine runs: rows ``start..stop-1`` of a split -> one Parquet file per config.
+"""The one shard function every engine runs: rows ``start..stop-1`` of a split -> one Parquet file per config,
+or, for a shard of the real config, the kernels of its shipped modules -> ``real/test-*.parquet``.
 
 The local engine calls it in the build process or in a process pool, the Ray engine in a Ray task; the bytes it
 writes depend only on (options, shard), so every engine produces the same files.
@@ -22,7 +23,7 @@ from builder.config import BuildOptions
 from builder.dataset import faults, interrupts
 from builder.dataset.plan import Shard
 from builder.dataset.storage import open_store, sha256
-from builder.schema import FEATURES
+from builder.schema import features
 
 ROW_GROUP = 100  # rows per Parquet row group: a streaming reader fetches one group at a time
 DONE = ".done"  # per-shard completion records, removed once the manifest is written
@@ -40,8 +41,8 @@ def record_path(shard: Shard) -> str:
     return f"{DONE}/{shard.key()}.json"
 
 
-def to_parquet(rows: list[dict]) -> bytes:
-    table = pa.Table.from_pylist(rows, schema=FEATURES.arrow_schema)
+def to_parquet(rows: list[dict], config: str) -> bytes:
+    table = pa.Table.from_pylist(rows, schema=features(config).arrow_schema)  # the config's own columns
     buf = io.BytesIO()
     pq.write_table(table, buf, row_group_size=ROW_GROUP)
     return buf.getvalue()
@@ -49,28 +50,52 @@ def to_parquet(rows: list[dict]) -> bytes:
 
 def run_shard(job: ShardJob) -> dict:
     """Write the shard's file for every config, then its completion record; return the record."""
-    from builder.dataset.records import rows
-
     quiet_init()
     shard, first = job.shard, job.options[0]
     faults.at_start(shard.key(), first.seed, shard.split, shard.start)
     store = open_store(job.store)
+    record = {"shard": shard.key(), "split": shard.split, "start": shard.start, "stop": shard.stop}
+    if shard.config == "real":
+        record["files"], record["real_summary"] = _real_files(store, first, shard)
+    else:
+        record["files"] = _generated_files(store, job)
+    store.put(record_path(shard), json.dumps(record, indent=1).encode())
+    return record
+
+
+def _generated_files(store, job: ShardJob) -> list[dict]:
+    from builder.dataset.records import rows
+
+    shard = job.shard
     files = []
-    with _evidence(job.evidence_dir, first) as evidence:
+    with _evidence(job.evidence_dir, job.options[0]) as evidence:
         for k, opts in enumerate(job.options):
             opts = dataclasses.replace(opts, evidence_dir=evidence)
             done = []
             for row in rows(opts, shard.split, shard.start, shard.stop):
                 interrupts.current().check()  # a signal deferred by the handler stops the build within a row
                 done.append(row)
-            data = to_parquet(done)
-            path = f"{opts.config}/{shard.filename()}"
-            commit_hook = (lambda: faults.before_commit(shard.key())) if k == 0 else None
-            store.put(path, data, before_commit=commit_hook)
-            files.append({"path": path, "rows": pq.read_metadata(io.BytesIO(data)).num_rows, "sha256": sha256(data)})
-    record = {"shard": shard.key(), "split": shard.split, "start": shard.start, "stop": shard.stop, "files": files}
-    store.put(record_path(shard), json.dumps(record, indent=1).encode())
-    return record
+            hook = (lambda: faults.before_commit(shard.key())) if k == 0 else None
+            files.append(_put(store, f"{opts.config}/{shard.filename()}", to_parquet(done, opts.config), hook))
+    return files
+
+
+def _real_files(store, opts: BuildOptions, shard: Shard) -> tuple[list[dict], dict]:
+    """The real shard's file and its summary (modules and rows skipped, by reason) as plain data."""
+    from builder.real.rows import Summary, shard_rows
+
+    summary, done = Summary(), []
+    for row in shard_rows(opts, shard.modules, summary):
+        interrupts.current().check()
+        done.append(row)
+    path = f"real/{shard.filename()}"
+    data = to_parquet(done, "real")
+    return [_put(store, path, data, lambda: faults.before_commit(shard.key()))], summary.to_json()
+
+
+def _put(store, path: str, data: bytes, before_commit) -> dict:
+    store.put(path, data, before_commit=before_commit)
+    return {"path": path, "rows": pq.read_metadata(io.BytesIO(data)).num_rows, "sha256": sha256(data)}
 
 
 @contextlib.contextmanager

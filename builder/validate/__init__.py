@@ -3,7 +3,9 @@
 ``validate(source)`` runs every check and returns a ``Report``. The checks, by theme: ``shards`` (every shard
 the folder lists is there), ``schema``, ``rows`` (single rows: text, placement, IR function, hashes), ``ids``
 (unique ids, exact duplicates), ``near_duplicates`` (MinHash), ``evidence`` (categories, builtins,
-verification), ``regenerate`` (rows regenerate byte for byte) and ``card``.
+verification), ``regenerate`` (rows regenerate byte for byte), ``decontam`` (the real config shares no program
+with the generated ones) and ``card``. The ``real`` config (shipped kernels) gets the checks that apply to rows
+without a seed or index: schema, text, placement, unique ids, IR function, hashes, builtins, compile evidence.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from builder.errors import UsageError
 from builder.schema import CONFIGS
 from builder.validate.base import Check, Result
 from builder.validate.card import Card
+from builder.validate.decontam import Decontamination
 from builder.validate.evidence import BuiltinCoverage, CategoryBalance, Verification
 from builder.validate.ids import DuplicatesAcrossSplits, DuplicatesWithinSplit, UniqueIds
 from builder.validate.liveness import Live
@@ -29,8 +32,10 @@ from builder.validate.shards import Shards
 __all__ = ["Report", "Result", "validate", "config_checks"]
 
 
-def config_checks() -> list[Check]:
-    """The checks run on each config once its columns are all there, in report order."""
+def config_checks(config: str = "cuda-forward") -> list[Check]:
+    """The checks run on a config once its columns are all there, in report order."""
+    if config == "real":  # one split of shipped kernels: nothing to regenerate, no category cycle
+        return [NonEmpty(), Placement(), UniqueIds(), IrFunction(), Hashes(), BuiltinCoverage(), Verification()]
     return [
         NonEmpty(),
         Placement(),
@@ -70,14 +75,25 @@ def validate(
             results.append(Result("config_name", cfg, "fail", f"unknown config directory {cfg!r}"))
             continue
         results.append(Schema(data.mismatched.get(cfg)).run(cfg, splits))
-        if not has_all_columns(splits):
+        if not has_all_columns(cfg, splits):
             continue  # columns are missing: the other checks cannot run
         complete[cfg] = splits
-        results += [check.run(cfg, splits) for check in config_checks()]
-    results.append(Determinism(determinism_sample, seed_for_sampling).run(complete))
+        results += [check.run(cfg, splits) for check in config_checks(cfg)]
+    generated = _generated(complete)
+    if generated or "real" not in complete:
+        results.append(Determinism(determinism_sample, seed_for_sampling).run(generated))
+    else:
+        results.append(Result("determinism", "", "skip", "only the real config: shipped kernels have no seed"))
+    if "real" in complete:
+        results.append(Decontamination().run(complete))
     if data.folder is not None:
         results.append(Card(data.folder, config).run(data.tables))
     else:
         results.append(Result("card", "", "skip", "Hub repo: the card is parsed by load_dataset itself"))
     sizes = {cfg: {s: t.num_rows for s, t in splits.items()} for cfg, splits in data.tables.items()}
     return Report(source, sizes, results, time.perf_counter() - start)
+
+
+def _generated(tables: dict) -> dict:
+    """The configs whose rows regenerate from (seed, split, index): all but real."""
+    return {cfg: splits for cfg, splits in tables.items() if cfg != "real"}

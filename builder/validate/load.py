@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from builder.errors import CorruptShard, UsageError
 from builder.layout import split_files
-from builder.schema import FEATURES, SPLITS
+from builder.schema import CONFIGS, SPLITS, features
 
 
 @dataclass
@@ -29,9 +29,12 @@ class Loaded:
     )  # shards whose schema differs from their split's first
 
 
-def matches_features(schema: pa.Schema) -> bool:
-    """The shard has exactly the schema's columns, in order, with its Arrow types."""
-    expected = FEATURES.arrow_schema
+def matches_features(schema: pa.Schema, config: str) -> bool:
+    """The shard has exactly its config's columns, in order, with their Arrow types (an unknown config's
+    directory is reported by name, not shard by shard)."""
+    if config not in CONFIGS:
+        return True
+    expected = features(config).arrow_schema
     return schema.names == expected.names and all(schema.field(f.name).type.equals(f.type) for f in expected)
 
 
@@ -74,7 +77,7 @@ def _load_folder(folder: Path, config: str | None) -> Loaded:
             except (pa.ArrowInvalid, TypeError):
                 loaded.tables[cfg][split] = parts[0]
             loaded.mismatched.setdefault(cfg, []).extend(
-                f"{cfg}/{p.name}" for p, t in zip(paths, parts) if not matches_features(t.schema)
+                f"{cfg}/{p.name}" for p, t in zip(paths, parts) if not matches_features(t.schema, cfg)
             )
     return loaded
 

@@ -38,12 +38,13 @@ class IrFunction(RowCheck):
     """The IR holds the function named after the kernel for this target and pass."""
 
     name = "ir_function"
-    columns = ("kernel_name", "pass", "ir")
+    columns = ("kernel_name", "target", "pass", "ir")
     passed = "every ir defines the kernel's function for its target and pass"
     failed = "{n} rows whose ir lacks KERNEL{{suffix}}(...)"
 
     def reason(self, config, split, row):
-        suffix = TARGETS[config][2] if config in TARGETS else f"_cuda_kernel_{row['pass']}"
+        # gpu-verified and real rows name their own target and pass
+        suffix = TARGETS[config][2] if config in TARGETS else f"_{row['target']}_kernel_{row['pass']}"
         if row["ir"] and re.search(rf"\b{re.escape(row['kernel_name'] + suffix)}\s*\(", row["ir"]):
             return None
         return f"no {suffix} function"

@@ -98,8 +98,10 @@ def load_sources(sources: list[tuple[str, str]], module_name: str) -> tuple[_ctx
         filename = "kernel.py"
         # Warp numbers @wp.func symbols with a process-wide counter per name (falloff_0, falloff_1, ...);
         # restart it for this program's functions so the emitted code does not depend on build order.
-        for name in re.findall(r"@wp\.func\s*\ndef\s+(\w+)", source):
-            _ctx.function_key_counts.pop(name, None)
+        # A function defined in a class body has a key naming the class (Mesh.find -> Mesh___find).
+        for name in re.findall(r"@wp\.func\s*\n[ \t]*def\s+(\w+)", source):
+            for key in [k for k in _ctx.function_key_counts if k == name or k.endswith(f"__{name}")]:
+                _ctx.function_key_counts.pop(key, None)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         # Struct annotations are resolved through sys.modules[cls.__module__], so the
         # namespace must be a registered module while its source runs.
@@ -108,7 +110,7 @@ def load_sources(sources: list[tuple[str, str]], module_name: str) -> tuple[_ctx
         try:
             exec(compile(source, filename, "exec"), pymod.__dict__)
         except Exception as exc:  # noqa: BLE001 - re-raised with the row's coordinates
-            raise WarpRejected(label, _kernel_in(source), f"{type(exc).__name__}: {exc}") from exc
+            raise WarpRejected(label, kernel_in(source), f"{type(exc).__name__}: {exc}") from exc
         finally:
             linecache.cache.pop(filename, None)
             sys.modules.pop(module_name, None)
@@ -142,16 +144,27 @@ def _builder(module: _ctx.Module, backward: bool) -> _ctx.ModuleBuilder:
     return _ctx.ModuleBuilder(module, options, target="cuda")
 
 
-def emit(label: str, source: str, module_name: str, configs: tuple[str, ...] = tuple(TARGETS)) -> dict[str, Unit]:
+def emit(
+    label: str, source: str, module_name: str, configs: tuple[str, ...] = tuple(TARGETS), kernel: str | None = None
+) -> dict[str, Unit]:
     """Generate the units ``configs`` need for one program, isolated in its own module.
+
+    Without ``kernel`` the module's kernels are built together (a generated program holds one); with it, only
+    that kernel (by name; a generic kernel's first overload) is built, as ``emit_kernel`` does.
 
     Each Warp build (with or without adjoints) is done at most once and shared by the targets that need it.
     Building with adjoints marks the module's functions as used by a backward kernel, which changes what a
     forward-only build emits for them; so every forward-only unit is generated first, and each unit is the
     same whether it is emitted alone or with others.
     """
-    module, _ = load_sources([(label, source)], module_name)
-    kernel = _kernel_in(source)
+    module, namespaces = load_sources([(label, source)], module_name)
+    if kernel is not None:
+        try:
+            chosen = _named_kernel(namespaces[0], kernel, label)
+            return emit_kernel(label, chosen, configs)
+        finally:
+            release(module)
+    kernel = kernel_in(source)
     builders: dict[bool, _ctx.ModuleBuilder] = {}
     units = {}
     try:
@@ -165,6 +178,75 @@ def emit(label: str, source: str, module_name: str, configs: tuple[str, ...] = t
         raise WarpRejected(label, kernel, f"{type(exc).__name__}: {exc}") from exc
     finally:
         release(module)
+    return {c: units[c] for c in configs}
+
+
+def _named_kernel(namespace: dict, name: str, label: str) -> _ctx.Kernel:
+    obj = namespace.get(name)
+    if not isinstance(obj, _ctx.Kernel):
+        raise WarpRejected(label, name, f"no @wp.kernel named {name!r} in the source")
+    instances = kernel_instances(obj)
+    if not instances:
+        raise WarpRejected(label, name, "generic kernel without overloads: no concrete types to emit")
+    return instances[0][1]
+
+
+def kernel_instances(kernel: _ctx.Kernel) -> list[tuple[str, _ctx.Kernel]]:
+    """(signature, concrete kernel) pairs to emit: the kernel itself, or a generic kernel's declared overloads.
+
+    A generic kernel has no code until it is given types (``wp.overload`` or a launch); its overloads are sorted
+    by signature so the order does not depend on when they were declared.
+    """
+    if not kernel.is_generic:
+        return [("", kernel)]
+    return sorted(kernel.overloads.items())
+
+
+def backward_enabled(kernel: _ctx.Kernel) -> bool:
+    """Whether Warp would generate an adjoint: ``enable_backward`` of the kernel, else of its module."""
+    return bool((kernel.module.options | kernel.options).get("enable_backward", True))
+
+
+def emit_kernel(
+    label: str,
+    kernel: _ctx.Kernel,
+    configs: tuple[str, ...] = tuple(TARGETS),
+    *,
+    block_dim: int | None = None,
+    output_arch: int = CUDA_ARCH,
+) -> dict[str, Unit]:
+    """Generate ``configs``' units for one concrete kernel object, alone in its translation unit.
+
+    The kernel may live in any module (an imported one included): only it, the functions and structs it
+    reaches, and its module's options (``block_dim`` for tile kernels unless given) go into the unit, hashed as
+    a module of its own. Names are emitted without hash suffixes. A ``cuda-backward`` unit is refused when
+    ``enable_backward`` is off for the kernel (``backward_enabled``). ``output_arch`` is the CUDA architecture
+    tile code is specialised for; CPU units are built without one, as Warp does.
+    """
+    init()
+    if kernel.is_generic:
+        raise WarpRejected(label, kernel.key, "generic kernel: pass one of kernel_instances(kernel)")
+    if "cuda-backward" in configs and not backward_enabled(kernel):
+        raise WarpRejected(label, kernel.key, "enable_backward=False: Warp emits no backward kernel")
+    module = kernel.module
+    saved = module.options.get("strip_hash")
+    module.options["strip_hash"] = True  # emitted names: KEY_cuda_kernel_forward, no content hash
+    base = dict(module.options)
+    base["block_dim"] = block_dim or base.get("block_dim", 256)
+    units = {}
+    try:
+        for config in sorted(configs, key=lambda c: _unit_spec(c)[1]):
+            target, backward, ir_suffix, entry_suffix = _unit_spec(config)
+            options = base | {"enable_backward": backward, "output_arch": output_arch if target == "cuda" else None}
+            builder = _ctx.ModuleBuilder(module, options, hasher=_ctx.ModuleHasher([kernel], options), target=target)
+            tu = _portable(builder.codegen(target))
+            name = kernel.get_mangled_name()
+            units[config] = Unit(tu, function(tu, name + ir_suffix), name + entry_suffix)
+    except Exception as exc:  # noqa: BLE001 - Warp raises many types; the caller counts them by reason
+        raise WarpRejected(label, kernel.key, f"{type(exc).__name__}: {exc}") from exc
+    finally:
+        module.options["strip_hash"] = saved  # the module is the caller's: leave its options as they were
+        kernel.hash = None  # forget the hash-free name, so the module's own builds name it as usual
     return {c: units[c] for c in configs}
 
 
@@ -236,7 +318,8 @@ def scratch_dir() -> Path:
     once per shard or batch; forked workers get their own, because the header file is not safe to share.
     """
     path = Path(init()) / f"nvrtc-{os.getpid()}"
-    path.mkdir(exist_ok=True)
+    # parents too: a folder build in this process removes the build's kernel cache when it ends
+    path.mkdir(parents=True, exist_ok=True)
     return path
 
 
@@ -259,6 +342,27 @@ def nvrtc_compile(tu: str, name: str) -> str:
         ptx.unlink(missing_ok=True)
 
 
+def cpu_compile(tu: str, name: str) -> None:
+    """Compile CPU C++ to an object file with Warp's bundled Clang (the object is discarded); raise on failure.
+
+    The block size of tile code is the ``WP_TILE_BLOCK_DIM`` the translation unit defines; the flag only
+    matters for sources that do not define it.
+    """
+    from warp._src import build
+
+    workdir = scratch_dir()
+    cpp = workdir / f"{name}.cpp"
+    cpp.write_text(tu)
+    obj = cpp.with_suffix(".o")
+    try:
+        pch = workdir / "pch_cpu"
+        pch.mkdir(exist_ok=True)
+        build.build_cpu(str(obj), str(cpp), mode="release", use_precompiled_headers=True, pch_dir=str(pch))
+    finally:
+        cpp.unlink(missing_ok=True)
+        obj.unlink(missing_ok=True)
+
+
 def load_cpu(module: _ctx.Module) -> None:
     """Compile (with adjoints) and load a module for the CPU device."""
     module.options["enable_backward"] = True
@@ -273,6 +377,10 @@ def cuda_available() -> bool:
     return wp.is_cuda_available()
 
 
-def _kernel_in(source: str) -> str:
-    m = re.search(r"@wp\.kernel(?:\([^)]*\))?\s*\ndef\s+(\w+)", source)
+_KERNEL_DEF = re.compile(r"^@wp\.kernel\b(?:\([^)]*\))?\s*\n(?:@.*\n)*def\s+(\w+)", re.M)
+
+
+def kernel_in(source: str) -> str:
+    """Name of the first top-level ``@wp.kernel`` (bare or ``@wp.kernel(...)``) in a source, or ``?``."""
+    m = _KERNEL_DEF.search(source)
     return m.group(1) if m else "?"

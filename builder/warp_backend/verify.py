@@ -272,7 +272,7 @@ def verify(items: list[Item], target: str, level: str, cache: EvidenceCache, bat
     if target == "cpu":
         compiled = cpu
     else:
-        suffixes = ("_cuda_kernel_forward",) + (("_cuda_kernel_backward",) if target == "cuda-backward" else ())
+        suffixes = ("_cuda_kernel_backward" if target == "cuda-backward" else "_cuda_kernel_forward",)  # this pass only
         compiled = _cached(
             items,
             lambda it: f"compile:{target}",

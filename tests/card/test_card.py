@@ -15,7 +15,7 @@ def test_card_round_trip(copy):
     from datasets.utils.metadata import MetadataConfigs
     from huggingface_hub import DatasetCard
 
-    from builder.schema import FEATURES, FIELD_DOCS
+    from builder.schema import FIELD_DOCS, features
     from dataset_card.render import render
 
     text = render(copy)
@@ -30,7 +30,7 @@ def test_card_round_trip(copy):
     train = ["cuda-forward/train-00000-of-00002.parquet", "cuda-forward/train-00001-of-00002.parquet"]
     assert {"split": "train", "path": train} in configs["cuda-forward"]["data_files"]
     infos = DatasetInfosDict.from_dataset_card_data(card.data)
-    assert infos["cpu"].features == FEATURES
+    assert infos["cpu"].features == features("cpu") and infos["cuda-forward"].features == features("cuda-forward")
     assert {s: i.num_examples for s, i in infos["cpu"].splits.items()} == {"train": 6, "validation": 2, "test": 2}
     body = card.text
     for needle in (
@@ -77,7 +77,7 @@ def test_card_loads_with_datasets(folder):
     import datasets
 
     ds = datasets.load_dataset(str(folder), "cpu", split="validation")
-    assert len(ds) == 2 and ds.features == __import__("builder.schema").schema.FEATURES
+    assert len(ds) == 2 and ds.features == __import__("builder.schema").schema.features("cpu")
 
 
 def test_card_metadata_is_plain_yaml(folder):

@@ -140,3 +140,23 @@ def test_sigterm_stops_a_ray_build_and_leaves_nothing(cluster, tmp_path):
     assert err.strip().splitlines()[-1] == "warp-cuda-ir: interrupted (SIGTERM); nothing was written"
     time.sleep(2)  # cancelled workers are gone before the driver removes the folders they wrote into
     assert not (tmp_path / "o").exists() and leftovers(tmp_path) == []
+
+
+def test_real_config_on_ray_is_byte_identical_to_the_local_build(cluster, tmp_path):
+    """Real shards (runs of the shipped module list) are Ray tasks too; the summary comes back with the records."""
+    real = ["--configs", "real", "--real-sources", "examples", "--real-modules", "6", "--num-shards", "2"]
+    real += ["--verify", "none"]
+    local, out = tmp_path / "local", tmp_path / "ray"
+    r_local = run(tmp_path, "--out", str(local), *real)
+    assert r_local.returncode == 0, r_local.stderr
+    r_ray = run(tmp_path, "--engine", "ray", "--address", cluster, "--out", str(out), *real)
+    assert r_ray.returncode == 0, r_ray.stderr
+    _same(local, out)
+    assert sorted(p.name for p in (out / "real").iterdir()) == [
+        "test-00000-of-00002.parquet",
+        "test-00001-of-00002.parquet",
+    ]
+    summaries = [
+        line for r in (r_local, r_ray) for line in r.stderr.splitlines() if line.startswith("warp_cuda_ir real: ")
+    ]
+    assert len(summaries) == 2 and summaries[0] == summaries[1] and "kernels: examples: 6" in summaries[0]

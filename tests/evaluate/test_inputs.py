@@ -80,3 +80,11 @@ def test_reference_that_cannot_run_exits_1(folder, tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and f"the reference of row {row['id']!r} did not run (timeout" in err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_real_config_is_refused_in_one_line(tmp_path, capsys):
+    """Shipped kernels carry no seed, so no inputs to run a prediction with: exit 2 before reading anything."""
+    argv = ["evaluate", "--data", str(tmp_path), "--config", "real", "--split", "test"]
+    assert main([*argv, "--predictions", str(tmp_path / "p.jsonl"), "--out", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "real rows have no seed" in err

@@ -1,0 +1,244 @@
+"""Rows of the ``real`` config: every shipped kernel Warp can emit, for each target and pass, with compile evidence.
+
+Order and ids are deterministic: sources (examples, library, tests), then modules by dotted name, then kernels by
+source line, then generic overloads by signature, then cuda-forward, cuda-backward, cpu. A row's id is
+``real/test/MODULE:KERNEL[SIGNATURE]/CONFIG``. What could not be used (modules that need packages the build does
+not install, kernels Warp cannot emit, units that did not compile) is counted by reason in ``Summary``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+
+from builder import GENERATOR_VERSION
+from builder.errors import ConfigError
+from builder.real.decontam import builtins, normalized_sha256
+from builder.real.sources import SOURCES, ShippedModule, modules, runs_code_at_import
+from builder.schema import TARGETS, features
+
+REAL_CONFIGS = ("cuda-forward", "cuda-backward", "cpu")
+VERIFY = ("none", "compile")
+BATCH_KERNELS = 24  # kernels collected before their units are compiled together
+
+
+@dataclass(frozen=True)
+class RealOptions:
+    sources: tuple[str, ...] = tuple(SOURCES)
+    max_kernels: int | None = None  # cap (for tests and samples); None: every kernel
+    module_stride: dict | None = None  # {source: k}: keep every k-th module of that source (a timing sample)
+    only_modules: tuple[str, ...] | None = None  # dotted module names to keep (tests)
+    verify: str = "compile"
+    import_timeout: float = 120.0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.sources, str):
+            object.__setattr__(self, "sources", tuple(s for s in self.sources.split(",") if s))
+        bad = [s for s in self.sources if s not in SOURCES]
+        if bad or not self.sources:
+            raise ConfigError(f"unknown real-kernel sources {bad}; valid: {', '.join(SOURCES)}")
+        if self.max_kernels is not None and (not isinstance(self.max_kernels, int) or self.max_kernels < 1):
+            raise ConfigError(f"max_kernels must be a positive integer or None, got {self.max_kernels!r}")
+        if self.verify not in VERIFY:
+            raise ConfigError(f"real rows verify with {VERIFY}, got {self.verify!r} (they are never executed)")
+        if not self.import_timeout > 0:
+            raise ConfigError(f"import_timeout must be positive, got {self.import_timeout!r}")
+
+
+@dataclass
+class Summary:
+    modules: Counter = field(default_factory=Counter)  # source -> modules imported
+    modules_skipped: Counter = field(default_factory=Counter)  # reason -> modules
+    kernels: Counter = field(default_factory=Counter)  # source -> kernels with at least one row
+    kernels_skipped: Counter = field(default_factory=Counter)  # reason -> kernels
+    rows: Counter = field(default_factory=Counter)  # "source/config" -> rows
+    rows_skipped: Counter = field(default_factory=Counter)  # reason -> rows
+
+    def to_json(self) -> dict[str, dict[str, int]]:
+        """Plain data (a shard's completion record carries it, so a resumed build still counts its shards)."""
+        return {f.name: dict(sorted(getattr(self, f.name).items())) for f in fields(self)}
+
+    @classmethod
+    def merged(cls, parts: list[dict]) -> Summary:
+        """The summary of a build from its shards' ``to_json`` records."""
+        out = cls()
+        for part in parts:
+            for f in fields(cls):
+                getattr(out, f.name).update(part.get(f.name, {}))
+        return out
+
+    def lines(self) -> list[str]:
+        def fmt(c: Counter) -> str:
+            return ", ".join(f"{k}: {n}" for k, n in sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0])))) or "none"
+
+        return [
+            f"modules imported: {fmt(self.modules)}",
+            f"modules skipped: {fmt(self.modules_skipped)}",
+            f"kernels: {fmt(self.kernels)}",
+            f"kernels skipped: {fmt(self.kernels_skipped)}",
+            f"rows: {fmt(self.rows)}",
+            f"rows skipped: {fmt(self.rows_skipped)}",
+        ]
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def record(mod: ShippedModule, kernel, config: str, unit: tuple[str, str, str], verify: str, warp_version: str) -> dict:
+    """A row (without its compile evidence) for one kernel result of ``real_import`` and one config."""
+    tu, ir, entry = unit
+    target, pass_, _ = TARGETS[config]
+    return {
+        "id": f"real/test/{mod.name}:{kernel.key}{kernel.signature}/{config}",
+        "config": "real",
+        "split": "test",
+        "category": mod.source,
+        "kernel_name": kernel.key,
+        "python_source": kernel.python_source,
+        "target": target,
+        "pass": pass_,
+        "ir": ir,
+        "entry_point": entry,
+        "module_source": tu,
+        "arg_names": kernel.arg_names,
+        "arg_types": kernel.arg_types,
+        "builtins": builtins(kernel.python_source),
+        "source_lines": sum(1 for x in kernel.python_source.splitlines() if x.strip()),
+        "ir_lines": len(ir.splitlines()),
+        "warp_version": warp_version,
+        "generator_version": GENERATOR_VERSION,
+        "source_sha256": _sha(kernel.python_source),
+        "ir_sha256": _sha(ir),
+        "normalized_sha256": normalized_sha256(kernel.python_source),
+        "verify": verify,
+        "compiled": None,
+        "compile_target": None,
+        "toolchain": None,
+        "ptx": None,
+        "ptx_instructions": None,
+        "ptx_registers": None,
+        "source_path": f"{mod.path}:{kernel.line}",
+    }
+
+
+def rows(opts: RealOptions, summary: Summary | None = None) -> Iterator[dict]:
+    """Every row of the real config, in order; ``summary`` (when given) is filled as they go."""
+    from builder.warp_backend import codegen, real_compile, real_import
+
+    summary = summary if summary is not None else Summary()
+    wdir = real_import.warp_dir()
+    mods = modules(wdir, opts.sources)
+    for source, k in sorted((opts.module_stride or {}).items()):
+        mods = [m for m in mods if m.source != source or _nth(mods, m, source) % k == 0]
+    if opts.only_modules is not None:
+        mods = [m for m in mods if m.name in opts.only_modules]
+    tc = codegen.toolchain()
+    names = list(features("real"))
+    seen: set[str] = set()
+    pending: list[tuple[ShippedModule, object]] = []
+    taken = 0
+    for mod in mods:
+        if opts.max_kernels is not None and taken >= opts.max_kernels:
+            break
+        if mod.source == "examples" and runs_code_at_import(_text(wdir, mod)):
+            # examples are imported only when that runs none of their work (tests and library only register)
+            summary.modules_skipped["example runs code at import (no __main__ guard)"] += 1
+            continue
+        res = real_import.collect(mod, wdir, REAL_CONFIGS, opts.import_timeout)
+        if res.skipped:
+            summary.modules_skipped[res.skipped] += 1
+            continue
+        summary.modules[mod.source] += 1
+        summary.kernels_skipped.update(res.not_emitted)
+        for kernel in res.kernels:
+            if opts.max_kernels is not None and taken >= opts.max_kernels:
+                break
+            if kernel.unresolved:
+                summary.kernels_skipped["source not self-contained: reads names local to a function or class"] += 1
+                continue
+            summary.rows_skipped.update(kernel.skipped.values())
+            if not kernel.units:
+                summary.kernels_skipped["Warp emits no unit for it"] += 1
+                continue
+            taken += 1
+            pending.append((mod, kernel))
+        if len(pending) >= BATCH_KERNELS:
+            yield from _finish(pending, opts, tc, names, seen, summary, real_compile)
+            pending = []
+    yield from _finish(pending, opts, tc, names, seen, summary, real_compile)
+
+
+def _text(wdir: str, mod: ShippedModule) -> str:
+    from pathlib import Path
+
+    return (Path(wdir).parent / mod.path).read_text(encoding="utf-8")
+
+
+def _nth(mods: list[ShippedModule], mod: ShippedModule, source: str) -> int:
+    return [m for m in mods if m.source == source].index(mod)
+
+
+def _finish(pending, opts: RealOptions, tc: dict, names: list[str], seen: set[str], summary: Summary, real_compile):
+    """Compile a group of kernels' units and yield their rows."""
+    recs, jobs = [], []
+    for mod, kernel in pending:
+        for config in REAL_CONFIGS:
+            if config not in kernel.units:
+                continue
+            rec = record(mod, kernel, config, kernel.units[config], opts.verify, tc["warp"])
+            n = 2
+            while rec["id"] in seen:  # one Python module may hold equal keys in several Warp modules
+                rec["id"] = f"real/test/{mod.name}:{kernel.key}{kernel.signature}~{n}/{config}"
+                n += 1
+            seen.add(rec["id"])
+            target = TARGETS[config][0]
+            job = real_compile.CompileJob(target, rec["module_source"], (rec["entry_point"],))
+            recs.append((mod, config, rec, job))
+            jobs.append(job)
+    if opts.verify == "compile":
+        real_compile.compile_jobs(jobs)
+    kept = set()
+    for mod, config, rec, job in recs:
+        cuda = rec["target"] == "cuda"
+        if opts.verify == "compile":
+            if not job.compiled:
+                summary.rows_skipped[job.error.split(":")[0] + " failed"] += 1
+                continue
+            rec["compiled"] = True
+            rec["compile_target"] = f"sm_{codegen_arch()}" if cuda else "cpu"
+            rec["toolchain"] = f"warp={tc['warp']};" + (f"nvrtc={tc['nvrtc']}" if cuda else "cpu=warp-clang")
+            if cuda:
+                rec["ptx"], rec["ptx_instructions"], rec["ptx_registers"] = (
+                    job.ptx,
+                    job.ptx_instructions,
+                    job.ptx_registers,
+                )
+        summary.rows[f"{mod.source}/{config}"] += 1
+        if rec["id"].rsplit("/", 1)[0] not in kept:
+            kept.add(rec["id"].rsplit("/", 1)[0])
+            summary.kernels[mod.source] += 1
+        yield {k: rec[k] for k in names}
+
+
+def codegen_arch() -> int:
+    from builder.warp_backend import codegen
+
+    return codegen.CUDA_ARCH
+
+
+def shard_rows(opts, modules: tuple[str, ...], summary: Summary | None = None) -> Iterator[dict]:
+    """The rows of one shard of the real config (``builder.dataset.plan.real_shards``): the kernels of
+    ``modules``, for the build options ``opts`` (verify none, or compile: real rows are never executed)."""
+    real = RealOptions(
+        sources=opts.real_sources, only_modules=modules, verify="none" if opts.verify == "none" else "compile"
+    )
+    yield from rows(real, summary)
+
+
+def report(summary: Summary, stream=None) -> None:
+    """The build summary of the real config on stderr: what was used, what was skipped and why."""
+    print("warp_cuda_ir real: " + "; ".join(summary.lines()), file=stream or sys.stderr, flush=True)

@@ -1,0 +1,265 @@
+"""Import one shipped warp module in a child process and emit every kernel it defines: the only part of the
+``real`` config that imports Warp modules.
+
+A module is imported, never run: examples keep their main code under ``if __name__ == "__main__"`` and test
+modules only register tests. The import happens in a forked child with a time limit, so whatever a module does
+at import (registering tests, changing Warp's settings, starting threads) stays in that child, and a module that
+hangs is killed. The child sends back plain data: each kernel's stand-alone source and emitted units, or why a
+kernel or the whole module could not be used.
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing as mp
+import re
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from builder.errors import ExtractError, WarpRejected
+from builder.real.extract import extract, launch_block_dim
+from builder.real.sources import ShippedModule
+from builder.schema import TARGETS
+from builder.warp_backend import codegen
+
+# Packages the build does not install: a module importing one is skipped and counted under its name.
+OPTIONAL_PACKAGES = ("pxr", "torch", "jax", "jaxlib", "cupy", "paddle", "numba", "taichi", "pyglet", "OpenGL", "usd")
+
+
+@dataclass
+class KernelResult:
+    """One concrete kernel (a generic kernel's overload counts as its own) of a shipped module."""
+
+    key: str
+    signature: str  # "" unless an overload of a generic kernel
+    line: int
+    python_source: str
+    unresolved: tuple[str, ...]
+    nested: bool
+    arg_names: list[str]
+    arg_types: list[str]
+    backward: bool  # enable_backward is on for it
+    tile: bool  # uses the tile API (block_dim matters)
+    units: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # config -> (tu, ir, entry)
+    skipped: dict[str, str] = field(default_factory=dict)  # config -> reason Warp could not emit it
+
+
+@dataclass
+class ModuleResult:
+    module: ShippedModule
+    skipped: str = ""  # why the module could not be imported ("" when it was)
+    kernels: list[KernelResult] = field(default_factory=list)
+    not_emitted: dict[str, int] = field(default_factory=dict)  # reason -> kernels (generic without overloads...)
+
+
+def import_reason(exc: BaseException) -> str:
+    """Why a module failed to import, as a short countable reason."""
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        root = exc.name.split(".")[0]
+        return f"needs {root}" if root != "warp" else f"import error: {exc.name} missing"
+    text = f"{type(exc).__name__}: {exc}".lower()
+    if "cuda" in text and ("device" in text or "not available" in text or "driver" in text):
+        return "needs a CUDA device at import"
+    return f"import error: {type(exc).__name__}"
+
+
+def emit_reason(message: str) -> str:
+    """A countable reason from Warp's error: its type and last line, without the code excerpt or numbers."""
+    kind, _, rest = message.partition(":")
+    last = rest.strip().splitlines()[-1].lstrip(";").strip() if rest.strip() else ""
+    return re.sub(r"\d+", "N", f"{kind}: {last}")[:100]
+
+
+def bindings(func, names: tuple[str, ...]) -> dict[str, str]:
+    """Python expressions for the values ``func`` sees under ``names`` (its closure, then its globals), for the
+    values that have one: literals and Warp's scalar, vector, matrix, quaternion and transform types."""
+    from warp._src.codegen import get_closure_vars
+
+    # what Warp resolves a free name from; then names only annotations read (evaluated once, at definition)
+    scope = func.__globals__ | get_closure_vars(func) | annotation_names(func)
+    out = {}
+    for name in names:
+        if name not in scope:
+            continue
+        expr = value_expr(scope[name])
+        if expr is not None:
+            out[name] = expr
+    return out
+
+
+def annotation_names(func) -> dict:
+    """Names an argument annotation reads as its dtype (``wp.array2d[wp_type]``, ``wp.array(dtype=T)``), mapped to
+    the dtype of the evaluated annotation: a factory's local used only in annotations is no closure variable."""
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return {}
+    node = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)), None)
+    if node is None:
+        return {}
+    out = {}
+    for arg in node.args.args:
+        ann, value = arg.annotation, func.__annotations__.get(arg.arg)
+        dtype = getattr(value, "dtype", None)
+        if ann is None or dtype is None:
+            continue
+        if isinstance(ann, ast.Subscript) and isinstance(ann.slice, ast.Name):
+            out[ann.slice.id] = dtype
+        elif isinstance(ann, ast.Call):
+            for kw in ann.keywords:
+                if kw.arg == "dtype" and isinstance(kw.value, ast.Name):
+                    out[kw.value.id] = dtype
+    return out
+
+
+def value_expr(value) -> str | None:
+    import warp as wp
+    from warp._src import types as t
+
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    if not isinstance(value, type):
+        return None
+    public = getattr(wp, getattr(value, "__name__", ""), None)
+    if public is value:
+        return f"wp.{value.__name__}"
+    for name in ("vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "quat", "transform", "spatial_vector"):
+        if getattr(wp, name) is value:
+            return f"wp.{name}"
+    scalar = getattr(value, "_wp_scalar_type_", None)
+    dtype = value_expr(scalar) if scalar is not None else None
+    if dtype is None:
+        return None
+    if t.type_is_quaternion(value):
+        return f"wp.types.quaternion(dtype={dtype})"
+    if t.type_is_transformation(value):
+        return f"wp.types.transformation(dtype={dtype})"
+    if t.type_is_matrix(value):
+        return f"wp.types.matrix(shape={tuple(value._shape_)!r}, dtype={dtype})"
+    if t.type_is_vector(value):
+        return f"wp.types.vector(length={value._length_}, dtype={dtype})"
+    return None
+
+
+def _kernels_of(name: str) -> list:
+    """The live kernels whose Python function belongs to module ``name``, in source order."""
+    from warp._src import context as ctx
+
+    found = {}
+    for wm in list(ctx.user_modules.values()):
+        for k in wm.kernels.values():
+            if getattr(k.func, "__module__", None) == name:
+                found[(k.func.__code__.co_firstlineno, k.key, id(k))] = k
+    return [found[x] for x in sorted(found, key=lambda t: t[:2])]
+
+
+def _one_kernel(mod: ShippedModule, text: str, kernel, configs: tuple[str, ...], block_dim: int | None):
+    from warp._src import types as wp_types
+
+    line = kernel.func.__code__.co_firstlineno
+    package = mod.name if mod.path.endswith("/__init__.py") else mod.name.rpartition(".")[0]
+    ex = extract(text, kernel.func.__name__, line, key=kernel.key, package=package)
+    if ex.unresolved:
+        bound = bindings(kernel.func, ex.unresolved)
+        if bound:
+            ex = extract(text, kernel.func.__name__, line, bound, key=kernel.key, package=package)
+    out = []
+    for sig, inst in codegen.kernel_instances(kernel):
+        args = inst.adj.args
+        res = KernelResult(
+            key=kernel.key,
+            signature=sig,
+            line=line,
+            python_source=ex.source,
+            unresolved=ex.unresolved,
+            nested=ex.nested,
+            arg_names=[a.label for a in args],
+            arg_types=[wp_types.type_repr(a.type) for a in args],
+            backward=codegen.backward_enabled(inst),
+            tile="tile" in ex.source,
+        )
+        for config in configs:
+            if config == "cuda-backward" and not res.backward:
+                continue  # not a failure: the kernel opts out of adjoints, so it has no backward row
+            label = f"{mod.name}:{kernel.key}{sig}"
+            try:
+                u = codegen.emit_kernel(label, inst, (config,), block_dim=block_dim)[config]
+                res.units[config] = (u.tu, u.ir, u.entry)
+            except WarpRejected as exc:
+                res.skipped[config] = emit_reason(exc.message)
+        out.append(res)
+    return out
+
+
+def _child(mod: ShippedModule, warp_dir: str, configs: tuple[str, ...], conn) -> None:
+    result = ModuleResult(mod)
+    try:
+        codegen.init()
+        try:
+            parts = mod.name.split(".")
+            if parts[1] == "_src" and len(parts) > 3:
+                # a library module is imported through its public package first, as users do: importing it
+                # directly can enter a circular import that the package's own order avoids
+                try:
+                    importlib.import_module(f"warp.{parts[2]}")
+                except ImportError:
+                    pass
+            importlib.import_module(mod.name)
+        except BaseException as exc:  # noqa: BLE001 - SystemExit included: a module may exit when it cannot run
+            result.skipped = import_reason(exc)
+            conn.send(result)
+            return
+        text = (Path(warp_dir).parent / mod.path).read_text(encoding="utf-8")
+        for kernel in _kernels_of(mod.name):
+            if kernel.is_generic and not kernel.overloads:
+                result.not_emitted["generic kernel without overloads"] = (
+                    result.not_emitted.get("generic kernel without overloads", 0) + 1
+                )
+                continue
+            try:
+                block_dim = launch_block_dim(text, kernel.func.__name__)
+                result.kernels.extend(_one_kernel(mod, text, kernel, configs, block_dim))
+            except ExtractError:
+                result.not_emitted["source not found"] = result.not_emitted.get("source not found", 0) + 1
+        conn.send(result)
+    except BaseException:  # noqa: BLE001 - reported to the parent as the module's reason
+        result.skipped = "collector error: " + traceback.format_exc().strip().splitlines()[-1][:200]
+        result.kernels = []
+        conn.send(result)
+    finally:
+        conn.close()
+
+
+def collect(mod: ShippedModule, warp_dir: str, configs: tuple[str, ...] = tuple(TARGETS), timeout: float = 120):
+    """Import ``mod`` in a forked child (killed after ``timeout`` seconds) and return its ``ModuleResult``."""
+    codegen.init()  # the child inherits an initialised Warp and kernel cache
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_child, args=(mod, warp_dir, configs, send), daemon=True)
+    child.start()
+    send.close()
+    try:
+        if recv.poll(timeout):
+            try:
+                return recv.recv()
+            except EOFError:
+                pass
+            child.join(10)
+            return ModuleResult(mod, skipped=f"import crashed (exit {child.exitcode})")
+        return ModuleResult(mod, skipped="import timed out")
+    finally:
+        recv.close()
+        if child.is_alive():
+            child.kill()
+        child.join()
+
+
+def warp_dir() -> str:
+    import warp
+
+    return str(Path(warp.__file__).resolve().parent)

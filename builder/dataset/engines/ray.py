@@ -74,6 +74,11 @@ class RayEngine:
                     on_done(job, self._result(ref, job))
             interrupts.current().check()
         finally:
+            if refs:  # cancel only what is still running: Ray 2.60 aborts the driver on a force-cancel that
+                # races a task's completion (task_manager.cc "Check failed: it != submissible_tasks_")
+                done, _ = ray.wait(list(refs), num_returns=len(refs), timeout=0)
+                for ref in done:
+                    refs.pop(ref)
             for ref in refs:
                 ray.cancel(ref, force=True)
             if refs:  # let the cancelled tasks end before the driver removes the folder they write into

@@ -122,6 +122,10 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
             f"| `{cfg}` | {levels} | {pct(share(t, 'compiled'))} | {pct(share(t, 'executed'))} | "
             f"{pct(share(t, 'outputs_nondegenerate'))} | {pct(share(t, 'gpu_match'))} |"
         )
+    live_rows = ["| config | programs | dead assignments | ineffective parameters |", "|---|---|---|---|"]
+    for cfg, splits in files.items():
+        if cfg != "real":
+            live_rows.append(liveness_row(cfg, splits))
     tol_rows = ["| dtype | atol | rtol |", "|---|---|---|"] + [
         f"| {k} | {a:g} | {r:g} |" for k, (a, r) in TOLERANCES.items()
     ]
@@ -155,6 +159,7 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
         "num_builtins": str(len(builtin_counts)),
         "top_builtins": top or "n/a",
         "verification_table": "\n".join(ver_rows),
+        "liveness_table": "\n".join(live_rows),
         "tolerances_table": "\n".join(tol_rows),
         "regenerate_command": regenerate(per_config, files, build_options),
         "warp_version": versions("warp_version"),
@@ -162,6 +167,32 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
         "builder": builder_line(),
         "real_section": real_section(real_files),
     }
+
+
+def liveness_row(cfg: str, splits: dict[str, list[Path]]) -> str:
+    """The config's dead-assignment and ineffective-parameter shares over its distinct programs."""
+    from builder.analysis.liveness import liveness
+
+    sources = sorted(
+        {
+            s
+            for fs in splits.values()
+            for f in fs
+            for s in pq.read_table(f, columns=["python_source"]).column("python_source").to_pylist()
+        }
+    )
+    totals = Counter()
+    for source in sources:
+        r = liveness(source)
+        totals.update(
+            assignments=r.assignments, dead=r.dead, params=r.params, ineffective=r.unused + len(r.idle_params)
+        )
+    return (
+        f"| `{cfg}` | {len(sources)} | {totals['dead']} / {totals['assignments']} "
+        f"({pct(totals['dead'] / totals['assignments'] if totals['assignments'] else None)}) | "
+        f"{totals['ineffective']} / {totals['params']} "
+        f"({pct(totals['ineffective'] / totals['params'] if totals['params'] else None)}) |"
+    )
 
 
 def render(folder: Path, build_options=None) -> str:

@@ -117,3 +117,14 @@ def test_regenerate_command_reproduces_the_shard_layout():
     assert _shard_flag({"train": (10_000, 40), "validation": (1_000, 4), "test": (1_000, 4)}) == ""
     assert _shard_flag({"train": (6, 2), "validation": (2, 2), "test": (2, 2)}) == "--num-shards 2"
     assert _shard_flag({"train": (1_000, 10), "validation": (200, 2)}) == "--rows-per-shard 100"
+
+
+def test_card_shows_the_liveness_shares(copy):
+    import re
+
+    from dataset_card.render import render
+
+    text = render(copy)
+    section = text.split("## Live code", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"\| `(cpu|cuda-forward)` \| (\d+) \| 0 / (\d+) \(0\.0%\) \| 0 / (\d+) \(0\.0%\) \|", section)
+    assert sorted(r[0] for r in rows) == ["cpu", "cuda-forward"] and all(int(r[2]) > 0 for r in rows), section

@@ -29,7 +29,9 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMANDS:
         module = importlib.import_module(f"builder.commands.{name}")
-        cmd = sub.add_parser(module.NAME, help=module.HELP, description=module.__doc__.splitlines()[0])
+        cmd = sub.add_parser(
+            module.NAME, help=module.HELP, description=module.__doc__.splitlines()[0].replace("``", "`")
+        )
         module.add_arguments(cmd)
         cmd.set_defaults(run=module.run)
     return p

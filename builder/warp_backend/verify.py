@@ -23,6 +23,7 @@ import numpy as np
 from builder.config import VERIFY_LEVELS  # noqa: F401 - re-exported for callers of verify
 from builder.grammar.program import Program
 from builder.rng import stable_int
+from builder.schema import EXEC_FIELDS, PTX_FIELDS
 from builder.warp_backend import codegen, execute
 
 
@@ -221,15 +222,7 @@ class EvidenceCache:
         os.replace(tmp, path)  # atomic: concurrent workers never read half a file
 
 
-COMPILE_FIELDS = ("compiled", "compile_target", "ptx", "ptx_instructions", "ptx_registers")
-EXEC_FIELDS = (
-    "executed",
-    "outputs_finite",
-    "outputs_nondegenerate",
-    "grads_finite",
-    "output_checksum",
-    "grad_checksum",
-)
+COMPILE_FIELDS = ("compiled", "compile_target", *PTX_FIELDS)
 
 
 def _cached(

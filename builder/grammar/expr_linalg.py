@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from builder.grammar import wtypes as T
-from builder.grammar.wtypes import ADD, MUL, UNARY, E, WType, fmt_float, mag
+from builder.grammar.wtypes import ADD, ATOM, MUL, UNARY, E, WType, fmt_float, mag
 from builder.rng import pick
 
 if TYPE_CHECKING:
@@ -263,7 +263,7 @@ def to_float(g: Gen, depth: int, vary: bool) -> E:
             return E(f"wp.trace({m.code})", T.F32, T.sym(n * b), m.varies)
         if k == "determinant" and n * b**n < T.FLOAT_CAP:
             return E(f"wp.determinant({m.code})", T.F32, T.sym(6.0 * b**n), m.varies)
-        return E(f"{m.code}[{rng.randrange(n)}, {rng.randrange(n)}]", T.F32, m.iv, m.varies)
+        return E(f"{m.at(ATOM)}[{rng.randrange(n)}, {rng.randrange(n)}]", T.F32, m.iv, m.varies)
     t = rng.choice(vecs or [T.VEC[3]])
     k = rng.choice(("dot", "dot", "length", "length", "length_sq", "component"))
     va, vb = _split(g, vary)
@@ -277,5 +277,5 @@ def to_float(g: Gen, depth: int, vary: bool) -> E:
     if k == "length_sq":
         return E(f"wp.length_sq({a.code})", T.F32, (0.0, t.n * b * b), a.varies)
     comp = rng.randrange(t.n)
-    code = f"{a.code}[{comp}]" if a.prec >= 100 else f"({a.code})[{comp}]"
+    code = f"{a.at(ATOM)}[{comp}]"
     return E(code, T.F32, a.iv, a.varies)

@@ -12,7 +12,7 @@ from builder.grammar.expr import Gen
 from builder.grammar.idioms import combine, depth, write
 from builder.grammar.program import Param
 from builder.grammar.scope import Local
-from builder.grammar.wtypes import ADD, MUL, E
+from builder.grammar.wtypes import ADD, ATOM, MUL, E
 
 VEC3 = T.VEC[3]
 
@@ -103,11 +103,12 @@ def _volume(g: Gen, p: E, _points: str) -> E:
         )
         return E(f"{sample.code} * wp.length({step.code})", T.F32, T.sym(T.VOLUME_VOXEL * 1.8), True, MUL)
     if rng.random() < 0.3:  # the voxel centre's world position
+        floors = ", ".join(f"wp.floor({uvw.at(ATOM)}[{c}])" for c in range(3))
         c = _local(
             g,
             rng.choice(("centre", "xw")),
             VEC3,
-            f"wp.volume_index_to_world({vol}, wp.vec3({', '.join(f'wp.floor({uvw.code}[{c}])' for c in range(3))}))",
+            f"wp.volume_index_to_world({vol}, wp.vec3({floors}))",
             T.sym(3.0),
         )
         return E(f"{sample.at(ADD)} + wp.length({p.code} - {c.code})", T.F32, (-1.0, 8.0), True, ADD)
@@ -126,14 +127,14 @@ def spatial_hash(g: Gen) -> None:
         origin = k.param(vt, (-1.0, 1.0), rng.choice(("origin", "lower", "grid_min")))
         p = _local(g, rng.choice(("local_p", "rel", "q")), vt, f"{p.code} - {origin.code}", T.sym(3.0))
     if rng.random() < 0.5:
-        comps = ", ".join(f"int(wp.floor({p.code}[{c}] * {inv.code}))" for c in range(n))
+        comps = ", ".join(f"int(wp.floor({p.at(ATOM)}[{c}] * {inv.code}))" for c in range(n))
     else:
-        comps = ", ".join(f"int({p.code}[{c}] * {inv.code})" for c in range(n))
+        comps = ", ".join(f"int({p.at(ATOM)}[{c}] * {inv.code})" for c in range(n))
     cell = _local(g, rng.choice(("cell", "c", "ijk")), it, f"{it.spelling}({comps})", (-5, 5))
     primes = rng.choice(((73856093, 19349663, 83492791), (92837111, 689287499, 283923481)))[:n]
     primes = tuple(p_ % 1000 + 1 for p_ in primes)  # small: the hash never overflows int32
     op = rng.choice(("^", "+"))
-    h = f" {op} ".join(f"{cell.code}[{c}] * {primes[c]}" for c in range(n))
+    h = f" {op} ".join(f"{cell.at(ATOM)}[{c}] * {primes[c]}" for c in range(n))
     nb = rng.choice((16, 32, 64))
     buckets = k.const(T.I32, nb, rng.choice(("num_buckets", "table_size"))) if rng.random() < 0.5 else None
     size = buckets.code if buckets else str(nb)

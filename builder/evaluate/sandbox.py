@@ -14,6 +14,7 @@ import math
 import multiprocessing
 import os
 import re
+import shutil
 import signal
 import threading
 from dataclasses import dataclass
@@ -116,7 +117,22 @@ class Children:
 
 
 def run_child(job: dict, directory: Path, limits: Limits, children: Children) -> Outcome:
-    """Run ``job`` (see ``child.py``) in ``directory`` (created, left for the caller to remove)."""
+    """Run ``job`` (see ``child.py``) in ``directory`` (created, left for the caller to remove).
+
+    A child whose status the fork server lost (multiprocessing reports exit status 255 when it cannot read it) is
+    run once more: that is the harness failing, not the prediction; a prediction that itself exits 255 fails twice.
+    """
+    outcome = _run_once(job, directory, limits, children)
+    if outcome.status == "exit" and outcome.detail.startswith(f"exit status {LOST_STATUS}"):
+        shutil.rmtree(directory, ignore_errors=True)
+        outcome = _run_once(job, directory, limits, children)
+    return outcome
+
+
+LOST_STATUS = 255
+
+
+def _run_once(job: dict, directory: Path, limits: Limits, children: Children) -> Outcome:
     directory.mkdir(parents=True)
     (directory / "tmp").mkdir()
     # CUDA reserves far more address space than it uses, so RLIMIT_AS applies to CPU jobs only

@@ -20,10 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from builder.analysis.realism import Corpus  # noqa: E402
-from builder.analysis.report import markdown, metrics, real_corpora, real_weights  # noqa: E402
+from builder.analysis.realism import Corpus
+from builder.analysis.report import markdown, metrics, real_corpora, real_weights
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,11 +1,10 @@
 """A fixed seed gives fixed rows: sha256 of the source and IR of the first rows of each config.
 
 Regenerate (only on a deliberate generator or Warp change, with a generator_version bump):
-    python tests/test_golden.py
+    python -m tests.test_golden
 """
 
 import json
-import sys
 from pathlib import Path
 
 from builder.config import BuildOptions
@@ -30,5 +29,4 @@ def test_fixed_seed_gives_fixed_rows():
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     GOLDEN.write_text(json.dumps(current(), indent=1) + "\n")

@@ -9,7 +9,6 @@ stores (its last lines), not the whole program.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from builder.errors import GeneratorBug
 from builder.grammar.generator import draft
 from builder.grammar.normalize import Normalizer, builtins_in
 from builder.grammar.program import Program
+from builder.layout import sha256_text
 from builder.rng import derive_rng
 from builder.schema import GPU_FIELDS, SPLITS, TARGETS, project
 from builder.warp_backend import codegen, verify
@@ -57,10 +57,6 @@ def sample(seed: int, split: str, index: int, categories: tuple[str, ...]) -> Dr
     raise GeneratorBug(seed, split, index, "?", f"no program in partition after {MAX_DRAFTS * STORE_DRAWS} candidates")
 
 
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def base_record(
     opts: BuildOptions, config: str, split: str, index: int, drawn: Drawn, unit: codegen.Unit, target: str, pass_: str
 ) -> dict:
@@ -91,8 +87,8 @@ def base_record(
         "ir_lines": len(ir.splitlines()),
         "warp_version": codegen.toolchain()["warp"],
         "generator_version": GENERATOR_VERSION,
-        "source_sha256": _sha(program.source),
-        "ir_sha256": _sha(ir),
+        "source_sha256": sha256_text(program.source),
+        "ir_sha256": sha256_text(ir),
         "normalized_sha256": drawn.normalized_sha256,
         "verify": opts.verify,
         **{k: None for k in GPU_FIELDS},

@@ -8,7 +8,6 @@ not install, kernels Warp cannot emit, units that did not compile) is counted by
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from dataclasses import dataclass, field, fields
 
 from builder import GENERATOR_VERSION
 from builder.errors import ConfigError
+from builder.layout import sha256_text
 from builder.real.decontam import builtins, normalized_sha256
 from builder.real.sources import SOURCES, ShippedModule, modules, runs_code_at_import
 from builder.schema import TARGETS, features
@@ -84,10 +84,6 @@ class Summary:
         ]
 
 
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def record(mod: ShippedModule, kernel, config: str, unit: tuple[str, str, str], verify: str, warp_version: str) -> dict:
     """A row (without its compile evidence) for one kernel result of ``real_import`` and one config."""
     tu, ir, entry = unit
@@ -111,8 +107,8 @@ def record(mod: ShippedModule, kernel, config: str, unit: tuple[str, str, str], 
         "ir_lines": len(ir.splitlines()),
         "warp_version": warp_version,
         "generator_version": GENERATOR_VERSION,
-        "source_sha256": _sha(kernel.python_source),
-        "ir_sha256": _sha(ir),
+        "source_sha256": sha256_text(kernel.python_source),
+        "ir_sha256": sha256_text(ir),
         "normalized_sha256": normalized_sha256(kernel.python_source),
         "verify": verify,
         "compiled": None,

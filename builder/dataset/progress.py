@@ -66,6 +66,12 @@ class Progress:
 
     def line(self) -> str:
         parts = [f"{s} {self.done[s]}/{self.total[s]} shards" for s in self.total]
+        if not any(self.rows_total.values()):  # only real shards, whose rows are known once built: go by shards
+            built = sum(self.done.values()) - self.reused
+            left = sum(self.total.values()) - sum(self.done.values())
+            elapsed = time.monotonic() - self.start
+            eta = hms(elapsed * left / built) if built else "?"
+            return f"warp-cuda-ir: {', '.join(parts)}; ETA {eta}"
         left = sum(self.rows_total.values()) - sum(self.rows_done.values())
         rate = self.rate()
         eta = hms(left / rate) if rate > 0 else "?"

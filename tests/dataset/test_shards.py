@@ -115,6 +115,20 @@ def test_progress_shows_totals_rate_and_eta_and_ends_with_a_summary():
     assert stream.getvalue().strip().splitlines()[-1].startswith("warp-cuda-ir: built 1 shards, 200 rows x 2 configs")
 
 
+def test_progress_of_real_shards_counts_shards():
+    """A real shard's rows are known only once built: the ETA goes by shards done."""
+    import io
+
+    from builder.dataset.plan import Shard
+    from builder.dataset.progress import Progress
+
+    shards = [Shard("test", i, 4, 8 * i, 8 * i + 8, config="real") for i in range(4)]
+    p = Progress(shards, configs=0, engine="local", stream=io.StringIO())
+    p.start -= 10  # ten seconds in, one shard of four done: about 30 s left
+    p.finished(shards[0])
+    assert p.line() == "warp-cuda-ir: real 1/4 shards; ETA 0:00:30"
+
+
 def test_a_worker_killed_mid_shard_is_replaced_and_the_bytes_do_not_change(tmp_path):
     """Local pool: the dead worker's pool is replaced and its shard built again; its half-written file is gone."""
     faults = tmp_path / "faults"

@@ -110,6 +110,25 @@ def test_gpu_verified_row_evidence_path_runs_device_against_cpu():
         assert it.gpu["gpu_match"] and it.gpu["max_abs_err"] == 0.0 and it.gpu["gpu_name"] == "CPU"
 
 
+def test_device_comparison_keeps_programs_with_the_same_helper_name_apart():
+    # Rows 19 and 283 of seed 5 both define kernel_weight(theta: float, rho: float): in one Warp module both would be
+    # emitted as kernel_weight_0 and the CPU build fails (what the first gpu-verified build on a GPU hit).
+    from builder.warp_backend import gpu as gpu_verify
+
+    def items(target):
+        out = []
+        for index in (19, 283):
+            program = sample(5, "train", index, CATEGORIES).program
+            tu = codegen.emit(f"index={index}", program.source, f"tg_{index}", (target,))[target].tu
+            out.append(verify.Item(f"index={index}", program, tu, verify.input_seed(5, "train", index)))
+        return out
+
+    fwd, bwd = items("cuda-forward"), items("cuda-backward")
+    assert "def kernel_weight(" in fwd[0].program.source and "def kernel_weight(" in fwd[1].program.source
+    gpu_verify.compare_devices(fwd, {"cuda-forward": fwd, "cuda-backward": bwd}, device="cpu")
+    assert [it.gpu["gpu_match"] for it in fwd + bwd] == [True] * 4, [it.evidence.error for it in fwd]
+
+
 def test_executed_struct_programs_release_their_modules():
     # Launching with a struct argument puts the struct type into Warp's type-size cache, and the struct refers
     # to its module; release must drop it, or every executed batch with a struct stays alive

@@ -1,7 +1,7 @@
 """GPU evidence for the gpu-verified config: the same kernel and inputs on a CUDA device and on the CPU.
 
-The comparison itself (``execute.compare``) is device-agnostic and is tested CPU-vs-CPU;
-this module only adds the CUDA launch and the device facts.
+The comparison itself (``execute.compare``) is device-agnostic; ``compare_devices`` takes the device so the
+batching and failure handling are tested CPU-vs-CPU too.
 """
 
 from __future__ import annotations
@@ -12,39 +12,65 @@ import numpy as np
 import warp as wp
 
 from builder.warp_backend import codegen, execute
-from builder.warp_backend.verify import Item
+from builder.warp_backend.verify import Item, bisect, name_disjoint_batches, python_names
 
 
 def device_facts(device: str = "cuda:0") -> dict:
     d = wp.get_device(device)
+    if not d.is_cuda:
+        return {"gpu_name": d.name, "gpu_compute_capability": "", "gpu_driver": ""}
     cc = d.arch  # e.g. 90
     driver = wp.get_cuda_driver_version() if hasattr(wp, "get_cuda_driver_version") else None
     if isinstance(driver, int):
         driver = f"{driver // 1000}.{(driver % 1000) // 10}"
+    elif isinstance(driver, tuple):
+        driver = ".".join(str(v) for v in driver)
     return {"gpu_name": d.name, "gpu_compute_capability": f"{cc // 10}.{cc % 10}", "gpu_driver": str(driver or "")}
 
 
-def compare_devices(items: list[Item], per_pass: dict[str, list[Item]], device: str = "cuda:0") -> None:
-    """Set ``item.gpu`` on every pass's item: forward rows compare outputs, backward rows outputs and gradients."""
+def compare_devices(items: list[Item], per_pass: dict[str, list[Item]], device: str = "cuda:0", batch_size: int = 16):
+    """Set ``item.gpu`` on every pass's item: forward rows compare outputs, backward rows outputs and gradients.
+
+    ``items[k]`` and ``per_pass[cfg][k]`` are the same program. Programs are loaded into one Warp module per
+    batch, so two programs that define the same helper name never share one (Warp would emit both under one
+    symbol); a program that fails to load or launch on either device is recorded as a mismatch with the
+    error, and the rest of its batch is still compared.
+    """
     facts = device_facts(device)
-    module, namespaces = codegen.load_sources(
-        [(it.label, it.program.source) for it in items], f"wcir_gpu_{uuid.uuid4().hex[:12]}"
-    )
-    try:
-        codegen.load_cpu(module)
-        module.load(device)
-        for k, (it, ns) in enumerate(zip(items, namespaces)):
-            kernel = ns[it.program.kernel_name]
-            runs = {
-                d: execute.run(it.program, kernel, ns, np.random.default_rng(it.input_seed), d, True)
-                for d in (device, "cpu")
-            }
-            for cfg, plist in per_pass.items():
-                gpu_run, cpu_run = runs[device], runs["cpu"]
-                if cfg == "cuda-forward":
-                    gpu_run = execute.Run(gpu_run.outputs, {}, gpu_run.inits)
-                    cpu_run = execute.Run(cpu_run.outputs, {}, cpu_run.inits)
-                match, abs_err, rel_err = execute.compare(gpu_run, cpu_run, it.program)
-                plist[k].gpu = {"gpu_match": match, "max_abs_err": abs_err, "max_rel_err": rel_err, **facts}
-    finally:
-        codegen.release(module)
+    position = {id(it): k for k, it in enumerate(items)}
+
+    def attempt(batch: list[Item]) -> None:
+        module, namespaces = codegen.load_sources(
+            [(it.label, it.program.source) for it in batch], f"wcir_gpu_{uuid.uuid4().hex[:12]}"
+        )
+        try:
+            codegen.load_cpu(module)
+            module.load(device)
+            for it, ns in zip(batch, namespaces):
+                kernel = ns[it.program.kernel_name]
+                runs = {
+                    d: execute.run(it.program, kernel, ns, np.random.default_rng(it.input_seed), d, True)
+                    for d in (device, "cpu")
+                }
+                for cfg, plist in per_pass.items():
+                    a, b = runs[device], runs["cpu"]
+                    if cfg == "cuda-forward":
+                        a, b = execute.Run(a.outputs, {}, a.inits), execute.Run(b.outputs, {}, b.inits)
+                    match, abs_err, rel_err = execute.compare(a, b, it.program)
+                    plist[position[id(it)]].gpu = {
+                        "gpu_match": match,
+                        "max_abs_err": abs_err,
+                        "max_rel_err": rel_err,
+                        **facts,
+                    }
+        finally:
+            codegen.release(module)
+
+    def fail(it: Item, msg: str) -> None:
+        for plist in per_pass.values():
+            item = plist[position[id(it)]]
+            item.gpu = {"gpu_match": False, "max_abs_err": None, "max_rel_err": None, **facts}
+            item.evidence.error = f"{device}: {msg}"[:500]
+
+    for batch in name_disjoint_batches(items, batch_size, python_names):
+        bisect(batch, attempt, fail)

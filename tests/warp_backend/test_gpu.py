@@ -17,3 +17,27 @@ def test_gpu_verified_rows_match_the_cpu(tmp_path):
     rows = list(b.as_dataset(split="train"))
     assert len(rows) == 30 and {r["pass"] for r in rows} == {"forward", "backward"}
     assert all(r["gpu_match"] and r["gpu_name"] for r in rows)
+
+
+def test_tile_programs_match_the_cpu_at_their_block_dim():
+    # Loading the module on the GPU at the default block_dim before launching a tile kernel with block_dim=32
+    # or 64 gave wrong tile results (31 of 95 tile programs on an H100); each launch now loads its own.
+    from builder.dataset.records import sample
+    from builder.grammar.policy import CATEGORIES
+    from builder.warp_backend import codegen, verify
+    from builder.warp_backend import gpu as gpu_verify
+
+    picked = [i for i in range(400) if sample(0, "train", i, CATEGORIES).program.block_dim][:8]
+
+    def items(target):
+        out = []
+        for index in picked:
+            program = sample(0, "train", index, CATEGORIES).program
+            tu = codegen.emit(f"index={index}", program.source, f"tt_{index}", (target,))[target].tu
+            out.append(verify.Item(f"index={index}", program, tu, verify.input_seed(0, "train", index)))
+        return out
+
+    fwd, bwd = items("cuda-forward"), items("cuda-backward")
+    gpu_verify.compare_devices(fwd, {"cuda-forward": fwd, "cuda-backward": bwd})
+    assert len(picked) == 8
+    assert [it.label for it in fwd + bwd if not it.gpu["gpu_match"]] == []

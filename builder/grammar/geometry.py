@@ -90,12 +90,10 @@ def _ray(g: Gen, mesh: str, p: E) -> E:
     k.emit(f"if {q}.result:")
     if rng.random() < 0.5:
         k.emit(f"    {t} = {q}.t")
-        iv = (0.0, 6.0)
-    else:  # how squarely the ray meets the face
+    else:  # weighted by how squarely the ray meets the face
         k.emit(f"    {t} = {q}.t * wp.abs(wp.dot({q}.normal, {direction}))")
-        iv = (0.0, 6.0)
-    k.frames.add(Local(t, T.F32, iv, True))
-    return E(t, T.F32, iv, True)
+    k.frames.add(Local(t, T.F32, (0.0, 6.0), True))
+    return E(t, T.F32, (0.0, 6.0), True)
 
 
 def _faces_near(g: Gen, mesh: str, p: E) -> E:

@@ -126,10 +126,15 @@ def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
         b = g.expr(t, d, False, avoid=a.code)
         return E(f"wp.where({c.code}, {a.code}, {b.code})", t, T.sym(max(mag(a.iv), mag(b.iv))), a.varies)
 
+    def curl() -> E:  # the curl of a noise field: a divergence-free velocity at the thread's point
+        a = g.expr(t, d, True)
+        return E(f"wp.curlnoise({g.k.noise()}, {a.code})", t, T.sym(4.0), True)
+
     p = g.p
     return pick(
         rng,
         [
+            (p.w_random * 0.3 if g.k.rand_state and n in (2, 3) else 0.0, curl),
             (p.w_binop, arith),
             (p.w_binop, scale),
             (p.w_math * 0.6, construct),

@@ -186,7 +186,7 @@ def convert(g: Gen, t: WType, depth: int, vary: bool) -> E:
 def random_float(g: Gen, t: WType, depth: int, vary: bool) -> E:
     s = g.k.rand_state
     kind = g.rng.choice(("randf", "randf", "range", "randn", "noise"))
-    if kind == "noise":  # a smooth noise field sampled at a point of the thread's
+    if kind == "noise":  # a smooth noise field, sampled at a point the thread computes
         p = g.expr(g.rng.choice((t, T.VEC[2], T.VEC[3])), depth - 1, True)
         return E(f"wp.noise({g.k.noise()}, {p.code})", t, (-1.0, 1.0), True)
     if kind == "randf":

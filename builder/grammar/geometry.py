@@ -179,7 +179,8 @@ def spatial_hash(g: Gen) -> None:
     vt, it = T.VEC[n], (T.VEC2I if n == 2 else T.VEC3I)
     pts = k.array(vt, "in", (-2.0, 2.0), rng.choice(("positions", "points", "x", "particle_x")))
     p = k.load(pts)
-    inv = k.param(T.F32, (0.5, 2.0), rng.choice(("inv_cell_size", "inv_dx", "cell_scale")))
+    # cells no wider than a unit: points within [-2, 2] fall in several, whether coordinates truncate or floor
+    inv = k.param(T.F32, (1.0, 3.0), rng.choice(("inv_cell_size", "inv_dx", "cell_scale")))
     if rng.random() < 0.5:  # relative to a grid origin
         origin = k.param(vt, (-1.0, 1.0), rng.choice(("origin", "lower", "grid_min")))
         p = _local(g, rng.choice(("local_p", "rel", "q")), vt, f"{p.code} - {origin.code}", T.sym(3.0))
@@ -187,7 +188,7 @@ def spatial_hash(g: Gen) -> None:
         comps = ", ".join(f"int(wp.floor({p.at(ATOM)}[{c}] * {inv.code}))" for c in range(n))
     else:
         comps = ", ".join(f"int({p.at(ATOM)}[{c}] * {inv.code})" for c in range(n))
-    cell = _local(g, rng.choice(("cell", "c", "ijk")), it, f"{it.spelling}({comps})", (-5, 5))
+    cell = _local(g, rng.choice(("cell", "c", "ijk")), it, f"{it.spelling}({comps})", (-9, 9))
     primes = rng.choice(((73856093, 19349663, 83492791), (92837111, 689287499, 283923481)))[:n]
     op = rng.choice(("^", "+"))
     nb = rng.choice((16, 32, 64))

@@ -26,6 +26,11 @@ def _has(g: Gen, t: WType) -> bool:
     return t in g.p.types()
 
 
+def _ctor(g: Gen, t: WType) -> str:
+    """The constructor's name: Warp's float32 types also go by their suffixed aliases (wp.vec3f, wp.mat22f)."""
+    return f"{t.spelling}f" if g.rng.random() < g.p.suffixed else t.spelling
+
+
 def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     rng, d, n = g.rng, depth - 1, t.n
 
@@ -61,7 +66,7 @@ def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
             g.expr(T.F32, min(d, 1), i == k) if rng.random() < 0.7 or i == k else g.literal(T.F32) for i in range(n)
         ]
         b = max(mag(p.iv) for p in parts)
-        return E(f"{t.spelling}({', '.join(p.code for p in parts)})", t, T.sym(b), any(p.varies for p in parts))
+        return E(f"{_ctor(g, t)}({', '.join(p.code for p in parts)})", t, T.sym(b), any(p.varies for p in parts))
 
     def func() -> E:
         kinds = ["normalize", "cw_mul", "cw_div", "lerp", "neg"] + (["cross", "cross"] if n == 3 else [])
@@ -105,7 +110,10 @@ def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
         if k == "matvec":
             m = g.expr(T.MAT[n], d, va)
             a = g.expr(t, d, vb)
-            return E(f"{m.at(MUL)} @ {a.at(MUL + 1)}", t, T.sym(n * mag(m.iv) * mag(a.iv)), m.varies or a.varies, MUL)
+            iv = T.sym(n * mag(m.iv) * mag(a.iv))
+            if rng.random() < 0.2:  # the spelling older Warp code uses for a matrix-vector product
+                return E(f"wp.mul({m.code}, {a.code})", t, iv, m.varies or a.varies)
+            return E(f"{m.at(MUL)} @ {a.at(MUL + 1)}", t, iv, m.varies or a.varies, MUL)
         x = g.expr(T.TRANSFORM, d, va)
         if k == "translation":
             return E(f"wp.transform_get_translation({x.code})", t, x.iv, x.varies)
@@ -118,10 +126,15 @@ def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
         b = g.expr(t, d, False, avoid=a.code)
         return E(f"wp.where({c.code}, {a.code}, {b.code})", t, T.sym(max(mag(a.iv), mag(b.iv))), a.varies)
 
+    def curl() -> E:  # the curl of a noise field: a divergence-free velocity at the thread's point
+        a = g.expr(t, d, True)
+        return E(f"wp.curlnoise({g.k.noise()}, {a.code})", t, T.sym(4.0), True)
+
     p = g.p
     return pick(
         rng,
         [
+            (p.w_random * 0.3 if g.k.rand_state and n in (2, 3) else 0.0, curl),
             (p.w_binop, arith),
             (p.w_binop, scale),
             (p.w_math * 0.6, construct),
@@ -135,7 +148,9 @@ def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
 def mat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     rng, d, n = g.rng, depth - 1, t.n
     v = T.VEC[n]
-    kinds = ["outer", "transpose", "scale", "add", "skew" if n == 3 else "outer", "inverse", "identity", "cols", "diag"]
+    # columns (edge vectors, frame axes) are how Warp code mostly assembles a matrix
+    kinds = ["outer", "transpose", "scale", "add", "skew" if n == 3 else "outer", "inverse", "identity", "diag"]
+    kinds += ["cols", "cols"]
     if n <= 3:
         kinds.append("ctor")
     if n == 3 and _has(g, T.QUAT):
@@ -156,7 +171,7 @@ def mat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
         c = rng.randrange(n * n) if vary else -1
         parts = [g.expr(T.F32, 0, j == c) if rng.random() < 0.6 or j == c else g.literal(T.F32) for j in range(n * n)]
         b = max(mag(p.iv) for p in parts)
-        return E(f"{t.spelling}({', '.join(p.code for p in parts)})", t, T.sym(b), any(p.varies for p in parts))
+        return E(f"{_ctor(g, t)}({', '.join(p.code for p in parts)})", t, T.sym(b), any(p.varies for p in parts))
     if k == "diag":
         a = g.expr(v, d, vary)
         return E(f"wp.diag({a.code})", t, T.sym(mag(a.iv)), a.varies)
@@ -187,7 +202,7 @@ def mat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
 
 def quat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     rng, d = g.rng, depth - 1
-    kinds = ["axis_angle", "axis_angle", "mul", "inverse", "rpy", "ctor"]
+    kinds = ["axis_angle", "axis_angle", "mul", "inverse", "rpy", "euler", "ctor"]
     if _has(g, T.TRANSFORM):
         kinds.append("rotation")
     k = rng.choice(kinds)
@@ -204,7 +219,11 @@ def quat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     if k == "ctor":  # four components, normalized into a rotation
         axis = g.expr(T.VEC[3], d, vary)
         w = g.positive(g.leaf(T.F32), 0.5)
-        return E(f"wp.normalize(wp.quat({axis.code}, {w.code}))", t, (-1.0, 1.0), axis.varies)
+        return E(f"wp.normalize({_ctor(g, t)}({axis.code}, {w.code}))", t, (-1.0, 1.0), axis.varies)
+    if k == "euler":  # three angles and the axis order they rotate about
+        angles = g.expr(T.VEC[3], d, vary)
+        axes = rng.choice(((0, 1, 2), (0, 1, 2), (2, 1, 0), (2, 0, 2), (1, 0, 2)))
+        return E(f"wp.quat_from_euler({angles.code}, {', '.join(map(str, axes))})", t, (-1.0, 1.0), angles.varies)
     if k == "mul":
         a = g.expr(t, d, va)
         b = g.expr(t, d, vb, avoid=a.code)

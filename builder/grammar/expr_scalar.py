@@ -185,7 +185,10 @@ def convert(g: Gen, t: WType, depth: int, vary: bool) -> E:
 
 def random_float(g: Gen, t: WType, depth: int, vary: bool) -> E:
     s = g.k.rand_state
-    kind = g.rng.choice(("randf", "randf", "range", "randn"))
+    kind = g.rng.choice(("randf", "randf", "range", "randn", "noise"))
+    if kind == "noise":  # a smooth noise field, sampled at a point the thread computes
+        p = g.expr(g.rng.choice((t, T.VEC[2], T.VEC[3])), depth - 1, True)
+        return E(f"wp.noise({g.k.noise()}, {p.code})", t, (-1.0, 1.0), True)
     if kind == "randf":
         return E(f"wp.randf({s})", t, (0.0, 1.0), True)
     if kind == "range":
@@ -264,7 +267,7 @@ def int_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     def from_float() -> E:
         a = g.expr(T.F32, depth - 1, vary)
         s = rng.choice((4.0, 8.0, 10.0, 16.0))
-        rnd = rng.choice(("floor", "floor", "ceil"))
+        rnd = rng.choice(("floor", "floor", "ceil", "round"))
         ctor = "int" if rng.random() < 0.6 else "wp.int32"
         code = f"{ctor}(wp.{rnd}({a.at(MUL)} * {fmt_float(s)}))" if t == T.I32 else f"{t.ctor}({a.at(MUL)} * {s})"
         lo, hi = math.floor(a.iv[0] * s), math.ceil(a.iv[1] * s)

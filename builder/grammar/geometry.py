@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from builder.grammar import wtypes as T
 from builder.grammar.expr import Gen
-from builder.grammar.idioms import combine, depth, write
+from builder.grammar.idioms import combine, count_to_float, depth, write
 from builder.grammar.program import Param
 from builder.grammar.scope import Local
 from builder.grammar.wtypes import ADD, ATOM, MUL, E
@@ -47,22 +47,67 @@ def geometry(g: Gen) -> None:
 def _mesh(g: Gen, p: E, _points: str) -> E:
     k, rng = g.k, g.rng
     mesh = _handle(g, rng.choice(("mesh", "mesh_id", "surface")), "mesh")
-    if rng.random() < 0.35:  # a point given by a face and barycentric coordinates
+    kind = rng.choice(("bary", "closest", "closest", "closest", "ray", "ray", "aabb"))
+    if kind == "bary":  # a point given by a face and barycentric coordinates
         face = k.array(T.I32, "index", (0, T.MESH_FACES - 1), rng.choice(("faces", "tri_ids", "face_index")))
         u = g.bounded(g.expr(T.F32, 1, True), 0.45)
         x = _local(g, "x", VEC3, f"wp.mesh_eval_position({mesh}, {face.name}[{k.own}], {u.code}, 0.25)", T.sym(1.5))
         return E(f"wp.length({p.code} - {x.code})", T.F32, (0.0, 6.0), True)
+    if kind == "ray":
+        return _ray(g, mesh, p)
+    if kind == "aabb":
+        return _faces_near(g, mesh, p)
     max_dist = rng.choice(("10.0", "1.0e6", "4.0"))
+    # the sign (inside or below the surface) from ray casts or from the closest face's normal
+    query = rng.choice(("no_sign", "no_sign", "", "sign_normal"))
     q = k.fresh(rng.choice(("q", "query", "hit")))
-    k.emit(f"{q} = wp.mesh_query_point_no_sign({mesh}, {p.code}, {max_dist})")
+    k.emit(f"{q} = wp.mesh_query_point{'_' + query if query else ''}({mesh}, {p.code}, {max_dist})")
     d = k.fresh(rng.choice(("d", "dist", "sdf")))
     k.emit(f"{d} = float(0.0)")
     k.emit(f"if {q}.result:")
     cp = k.fresh(rng.choice(("cp", "closest", "x")))
     k.emit(f"    {cp} = wp.mesh_eval_position({mesh}, {q}.face, {q}.u, {q}.v)")
-    k.emit(f"    {d} = wp.length({p.code} - {cp})")
-    k.frames.add(Local(d, T.F32, (0.0, 6.0), True))
-    return E(d, T.F32, (0.0, 6.0), True)
+    signed = f" * {q}.sign" if query != "no_sign" else ""
+    k.emit(f"    {d} = wp.length({p.code} - {cp}){signed}")
+    iv = (0.0, 6.0) if not signed else T.sym(6.0)
+    k.frames.add(Local(d, T.F32, iv, True))
+    return E(d, T.F32, iv, True)
+
+
+def _ray(g: Gen, mesh: str, p: E) -> E:
+    """The distance along a ray from the point to the surface (straight down, or toward the origin)."""
+    k, rng = g.k, g.rng
+    down = rng.random() < 0.5
+    if down:
+        direction = "wp.vec3(0.0, 0.0, -1.0)"
+    else:
+        stem = rng.choice(("ray_dir", "dir", "d_ray"))
+        direction = _local(g, stem, VEC3, f"wp.normalize(-{p.code})", T.sym(1.0)).code
+    q = k.fresh(rng.choice(("q", "ray_hit", "hit")))
+    k.emit(f"{q} = wp.mesh_query_ray({mesh}, {p.code}, {direction}, {rng.choice(('10.0', '1.0e6', '4.0'))})")
+    t = k.fresh(rng.choice(("t_hit", "depth", "t")))
+    k.emit(f"{t} = float(0.0)")
+    k.emit(f"if {q}.result:")
+    if rng.random() < 0.5:
+        k.emit(f"    {t} = {q}.t")
+    else:  # weighted by how squarely the ray meets the face
+        k.emit(f"    {t} = {q}.t * wp.abs(wp.dot({q}.normal, {direction}))")
+    k.frames.add(Local(t, T.F32, (0.0, 6.0), True))
+    return E(t, T.F32, (0.0, 6.0), True)
+
+
+def _faces_near(g: Gen, mesh: str, p: E) -> E:
+    """How many triangles' bounding boxes overlap a box around the point."""
+    k, rng = g.k, g.rng
+    ext = k.param(VEC3, (0.2, 0.5), rng.choice(("half_extent", "extent", "box_half")))
+    q, face = k.fresh(rng.choice(("query", "box_query"))), k.fresh(rng.choice(("face", "tri", "f")))
+    n = k.fresh(rng.choice(("count", "num_faces", "n_hits")))
+    k.emit(f"{q} = wp.mesh_query_aabb({mesh}, {p.code} - {ext.code}, {p.code} + {ext.code})")
+    k.emit(f"{face} = int(0)")
+    k.emit(f"{n} = int(0)")
+    k.emit(f"while wp.mesh_query_aabb_next({q}, {face}):")
+    k.emit(f"    {n} += 1")
+    return E(count_to_float(g, n), T.F32, (0.0, float(T.MESH_FACES)), True)
 
 
 def _grid(g: Gen, p: E, points: str) -> E:
@@ -74,6 +119,10 @@ def _grid(g: Gen, p: E, points: str) -> E:
     k.emit(f"{q} = wp.hash_grid_query({grid}, {p.code}, {radius.code})")
     k.emit(f"{j} = int(0)")
     k.emit(f"{acc} = float(0.0)")
+    # or the mean over the neighbours found
+    n = k.fresh(rng.choice(("n", "num_nbrs", "n_found"))) if rng.random() < 0.5 else ""
+    if n:
+        k.emit(f"{n} = int(0)")
     k.emit(f"while wp.hash_grid_query_next({q}, {j}):")
     r2 = k.fresh(rng.choice(("r2", "d2", "dist_sq")))
     k.emit(f"    {r2} = wp.length_sq({p.code} - {points}[{j}])")
@@ -82,7 +131,11 @@ def _grid(g: Gen, p: E, points: str) -> E:
     w = k.array(T.F32, "in", (0.5, 2.0), rng.choice(("mass", "weights", "masses")))
     k.emit(f"        {acc} += {w.name}[{j}] * ({radius.code} * {radius.code} - {r2})")
     k.frames.add(Local(acc, T.F32, (0.0, 80.0), True))
-    return E(acc, T.F32, (0.0, 80.0), True)
+    if not n:
+        return E(acc, T.F32, (0.0, 80.0), True)
+    k.emit(f"        {n} += 1")
+    # the adjoint pass does not replay the loop: the count it sees may be zero
+    return E(f"{acc} / {count_to_float(g, f'wp.max({n}, 1)')}", T.F32, (0.0, 0.5), True, MUL)
 
 
 def _volume(g: Gen, p: E, _points: str) -> E:
@@ -91,6 +144,10 @@ def _volume(g: Gen, p: E, _points: str) -> E:
     uvw = _local(
         g, rng.choice(("uvw", "idx_p", "coord")), VEC3, f"wp.volume_world_to_index({vol}, {p.code})", (0.0, 8.0)
     )
+    if rng.random() < 0.25:  # the value stored at the voxel the point falls in, without interpolation
+        ijk = ", ".join(f"int({uvw.at(ATOM)}[{c}])" for c in range(3))
+        code = rng.choice((f"wp.volume_lookup_f({vol}, {ijk})", f"wp.volume_lookup({vol}, {ijk}, dtype=float)"))
+        return E(code, T.F32, (-1.0, 1.0), True)
     mode = rng.choice(("LINEAR", "LINEAR", "CLOSEST"))
     sample = E(f"wp.volume_sample_f({vol}, {uvw.code}, wp.Volume.{mode})", T.F32, (-1.0, 1.0), True)
     if rng.random() < 0.4:  # one voxel step in world units, along the point's direction
@@ -122,7 +179,8 @@ def spatial_hash(g: Gen) -> None:
     vt, it = T.VEC[n], (T.VEC2I if n == 2 else T.VEC3I)
     pts = k.array(vt, "in", (-2.0, 2.0), rng.choice(("positions", "points", "x", "particle_x")))
     p = k.load(pts)
-    inv = k.param(T.F32, (0.5, 2.0), rng.choice(("inv_cell_size", "inv_dx", "cell_scale")))
+    # cells no wider than a unit: points within [-2, 2] fall in several, whether coordinates truncate or floor
+    inv = k.param(T.F32, (1.0, 3.0), rng.choice(("inv_cell_size", "inv_dx", "cell_scale")))
     if rng.random() < 0.5:  # relative to a grid origin
         origin = k.param(vt, (-1.0, 1.0), rng.choice(("origin", "lower", "grid_min")))
         p = _local(g, rng.choice(("local_p", "rel", "q")), vt, f"{p.code} - {origin.code}", T.sym(3.0))
@@ -130,16 +188,22 @@ def spatial_hash(g: Gen) -> None:
         comps = ", ".join(f"int(wp.floor({p.at(ATOM)}[{c}] * {inv.code}))" for c in range(n))
     else:
         comps = ", ".join(f"int({p.at(ATOM)}[{c}] * {inv.code})" for c in range(n))
-    cell = _local(g, rng.choice(("cell", "c", "ijk")), it, f"{it.spelling}({comps})", (-5, 5))
+    cell = _local(g, rng.choice(("cell", "c", "ijk")), it, f"{it.spelling}({comps})", (-9, 9))
     primes = rng.choice(((73856093, 19349663, 83492791), (92837111, 689287499, 283923481)))[:n]
-    primes = tuple(p_ % 1000 + 1 for p_ in primes)  # small: the hash never overflows int32
     op = rng.choice(("^", "+"))
-    h = f" {op} ".join(f"{cell.at(ATOM)}[{c}] * {primes[c]}" for c in range(n))
     nb = rng.choice((16, 32, 64))
     buckets = k.const(T.I32, nb, rng.choice(("num_buckets", "table_size"))) if rng.random() < 0.5 else None
     size = buckets.code if buckets else str(nb)
-    key = _local(g, rng.choice(("key", "bucket", "h")), T.I32, f"wp.abs({h}) % {size}", (0, nb - 1))
-    uses = rng.sample(("keys", "counts", "cells"), rng.choice((1, 2, 3)))
+    if rng.random() < 0.5:  # in 64 bits, where the large primes' products wrap instead of overflowing
+        h = f" {op} ".join(f"wp.uint64({cell.at(ATOM)}[{c}]) * wp.uint64({primes[c]})" for c in range(n))
+        hv = _local(g, rng.choice(("h", "h64", "hv")), T.U64, h, (0, 2**64 - 1))
+        key = f"int({hv.code} % wp.uint64({size}))"
+        key = _local(g, rng.choice(("key", "bucket", "slot")), T.I32, key, (0, nb - 1))
+    else:
+        primes = tuple(p_ % 1000 + 1 for p_ in primes)  # small: the hash never overflows int32
+        h = f" {op} ".join(f"{cell.at(ATOM)}[{c}] * {primes[c]}" for c in range(n))
+        key = _local(g, rng.choice(("key", "bucket", "h")), T.I32, f"wp.abs({h}) % {size}", (0, nb - 1))
+    uses = rng.sample(("keys", "counts", "cells", "occupied"), rng.choice((1, 2, 3)))
     if "keys" in uses:
         write(g, T.I32, key)
     if "counts" in uses:
@@ -148,7 +212,16 @@ def spatial_hash(g: Gen) -> None:
     if "cells" in uses:
         out = k.array(it, "out", stem=rng.choice(("cells", "cell_out", "coords")))
         k.emit(f"{out.name}[{k.own}] = {cell.code}")
-    if uses == ["cells"] or rng.random() < 0.6:
+    if "occupied" in uses:  # the first point to claim a bucket counts it: the number of buckets in use
+        # longer than the keys reach, so the flags never all end up set (a constant output)
+        flags = k.array(T.I32, "acc", stem=rng.choice(("occupied", "claimed", "visited")), ndim=1, length=2 * nb)
+        used = k.array(T.I32, "acc", stem=rng.choice(("num_used", "num_occupied", "unique")), ndim=1, length=1)
+        if rng.random() < 0.5:
+            k.emit(f"if wp.atomic_cas({flags.name}, {key.code}, 0, 1) == 0:")
+        else:
+            k.emit(f"if wp.atomic_exch({flags.name}, {key.code}, 1) == 0:")
+        k.emit(f"    wp.atomic_add({used.name}, 0, 1)")
+    if uses in (["cells"], ["occupied"]) or rng.random() < 0.6:
         w = g.expr(T.F32, depth(g) - 1, True)
         acc = k.array(
             T.F32, "acc", stem=rng.choice(("bucket_sum", "mass_per_cell", "sums")), ndim=1, length=nb, op="add"

@@ -41,6 +41,11 @@ def guard(g: Gen) -> None:
     k.guard += [f"    if {test if t not in (T.I8, T.I16) else f'{a.name}[{k.own}] == {lit(t, 0)}'}:", "        return"]
 
 
+def count_to_float(g: Gen, n: str) -> str:
+    """An int count as a float, for a mean or a fraction."""
+    return f"{g.rng.choice(('float', 'float', 'wp.float32', 'wp.float'))}({n})"
+
+
 def combine(g: Gen, e: E, chance: float = 0.6) -> E:
     """``e`` (an idiom's result) scaled by or offset with another value the kernel computes."""
     if g.rng.random() >= chance or not (e.t.is_float or e.t.kind == "vec"):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from builder.grammar import wtypes as T
 from builder.grammar.expr import Gen
-from builder.grammar.idioms import combine, depth, guard, write
+from builder.grammar.idioms import combine, count_to_float, depth, guard, write
 from builder.grammar.scope import Local
-from builder.grammar.wtypes import ADD, MUL, E, WType, fmt_float, lit, mag
+from builder.grammar.wtypes import ADD, ATOM, MUL, E, WType, fmt_float, lit, mag
 
 VEC3 = T.VEC[3]
 
@@ -32,6 +32,10 @@ def reduction(g: Gen) -> None:
         value = g.expr(t, depth(g), True)
         if kind == "total":
             op = "sub" if rng.random() < 0.15 else "add"
+            if t == VEC3 and rng.random() < 0.3:  # many float32 terms summed into a double-precision total
+                if "(" in value.code or value.prec != ATOM:
+                    value = k.bind(rng.choice(("v", "term", "contrib")), value)
+                value, t = E(f"wp.vec3d({value.code})", T.VEC3D, value.iv, True), T.VEC3D
             acc = k.array(t, "acc", stem=rng.choice(("total", "sum_out", "loss", "energy")), ndim=1, length=1, op=op)
             if rng.random() < 0.2 and t == T.F32 and op == "add":
                 k.emit(f"{acc.name}[0] += {value.code}")
@@ -100,9 +104,12 @@ def _zero(t: WType) -> str:
 def sparse(g: Gen) -> None:
     """y[i] = sum over row i of a CSR matrix: for k in range(row_ptr[i], row_ptr[i + 1])."""
     k, rng = g.k, g.rng
+    t = rng.choice(g.p.out_types())
+    if rng.random() < 0.3:
+        _scatter_nonzeros(g, t)
+        return
     n = k.shape[0]
     nnz = n * rng.choice((2, 3, 4))
-    t = rng.choice(g.p.out_types())
     ptr = k.array(
         T.I32,
         "index",
@@ -137,6 +144,9 @@ def sparse(g: Gen) -> None:
     else:
         k.emit(f"    {acc} += {vals.name}[{kk}] * {x.name}[{j}]")
         iv = T.sym(8.0)
+    if form == "spmv" and rng.random() < 0.3:  # the mean over the row's entries
+        k.emit(f"if {end} > {start}:")
+        k.emit(f"    {acc} = {acc} / {count_to_float(g, f'{end} - {start}')}")
     value = E(acc, t, iv, True)
     if rng.random() < 0.6:  # drawn before the sum is visible, so it cannot be a copy of it
         other = g.expr(t, depth(g) - 1, False, avoid=acc)
@@ -144,6 +154,31 @@ def sparse(g: Gen) -> None:
         value = E(T.sum_code(acc, op, other), t, T.sym(mag(iv) + mag(other.iv)), True, ADD)
     k.frames.add(Local(acc, t, iv, True))
     write(g, t, combine(g, value, 0.5))
+
+
+def _scatter_nonzeros(g: Gen, t: WType) -> None:
+    """One thread per stored entry of a CSR matrix: its row by binary search in the row offsets, y[row] += a * x."""
+    k, rng = g.k, g.rng
+    nnz = k.shape[0]
+    rows = nnz // rng.choice((2, 4))
+    stem = rng.choice(("row_ptr", "offsets", "indptr"))
+    ptr = k.array(T.I32, "index", (0, nnz), stem, ndim=1, shape=(rows + 1,), fill="offsets")
+    cols = k.array(T.I32, "index", (0, rows - 1), rng.choice(("cols", "col_idx", "indices")))
+    vals = k.array(T.F32, "in", (-1.0, 1.0), rng.choice(("vals", "values", "entries")))
+    x = k.array(t, "in", (-1.0, 1.0), rng.choice(("x", "src", "field")), ndim=1, shape=(rows,))
+    e = k.tid[0]
+    row = k.fresh(rng.choice(("row", "r", "i_row")))
+    if rng.random() < 0.5:
+        k.emit(f"{row} = wp.lower_bound({ptr.name}, {e} + 1) - 1")
+    else:  # the search range given explicitly, as Warp's sparse module writes it
+        num_rows = k.size_param(rows, rng.choice(("num_rows", "row_count", "n_rows")))
+        k.emit(f"{row} = wp.lower_bound({ptr.name}, 0, {num_rows.code} + 1, {e} + 1) - 1")
+    a = E(f"{vals.name}[{e}]", T.F32, vals.iv, True)
+    if rng.random() < 0.4:  # the entry scaled by another per-entry value
+        w = g.bounded(g.expr(T.F32, 1, True, avoid=vals.name), 2.0)
+        a = E(f"{a.code} * {w.at(MUL)}", T.F32, T.sym(2.0), True, MUL)
+    y = k.array(t, "acc", stem=rng.choice(("y", "out", "result")), ndim=1, length=rows, op="add")
+    k.emit(f"wp.atomic_add({y.name}, {row}, {a.at(MUL)} * {x.name}[{cols.name}[{e}]])")
 
 
 def pairwise(g: Gen) -> None:

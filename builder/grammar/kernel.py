@@ -59,6 +59,7 @@ class KernelCtx:
         self.param_struct: tuple[str, str] | None = None  # (struct name, argument name) that holds scalar params
         self.uses_any = False
         self.rand_state: str | None = None
+        self.noise_state = ""  # one seed for the whole launch: a noise field is the same for every thread
         self.unrolled = 1  # copies of the current statement Warp's loop unrolling makes
         self.loop_depth = 0
         self.block_dim = 0
@@ -142,6 +143,15 @@ class KernelCtx:
         p = Param(self.fresh(stem), T.I32, (n, n))
         self.args.append(p)
         return E(p.name, T.I32, (n, n), False)
+
+    def noise(self) -> str:
+        """The state wp.noise and wp.curlnoise read, made from a seed argument at the top of the kernel."""
+        if not self.noise_state:
+            seed = Param(self.fresh("noise_seed"), T.I32, (0, 10000))
+            self.args.append(seed)
+            self.noise_state = self.fresh("field")
+            self.loads.insert(0, f"    {self.noise_state} = wp.rand_init({seed.name})")
+        return self.noise_state
 
     def load(self, a: ArrayArg, index: str = "") -> E:
         """This thread's element of ``a``, loaded once into a local at the top of the kernel."""

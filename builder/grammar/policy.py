@@ -63,6 +63,7 @@ class Policy:
     w_loop: float = 0.0
     w_branch: float = 0.0
     w_bits: float = 0.0
+    suffixed: float = 0.15  # a float32 vector/matrix/quaternion constructor spelled wp.vec3f, wp.mat22f, wp.quatf
     max_loops: int = 1
     static_loops: float = 0.3
     generic: float = 0.3  # a helper takes a typing.Any parameter
@@ -86,7 +87,8 @@ class Policy:
             raise ValueError(f"policy {self.name!r}: unknown idiom {self.idiom!r}; valid: {IDIOMS}")
         if not (1 <= self.depth[0] <= self.depth[1] <= 4) or not (0 <= self.outputs[0] <= self.outputs[1] <= 4):
             raise ValueError(f"policy {self.name!r}: bad limits depth={self.depth} outputs={self.outputs}")
-        for f in ("leaf", "hoist", "reuse_array", "load_local", "half", "early_return", "in_place", "struct_params"):
+        probabilities = ("leaf", "hoist", "reuse_array", "load_local", "half", "early_return", "in_place", "suffixed")
+        for f in probabilities + ("struct_params",):
             if not 0.0 <= getattr(self, f) <= 1.0:
                 raise ValueError(f"policy {self.name!r}: {f}={getattr(self, f)!r} is not a probability")
         object.__setattr__(self, "_types", tuple(TYPE_NAMES[n] for n in self.type_names))

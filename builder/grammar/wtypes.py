@@ -186,6 +186,7 @@ def sum_code(a: str, op: str, b: E) -> str:
 
 VEC2I = WType("vec", "wp.vec2i", "int32", 2)
 VEC3I = WType("vec", "wp.vec3i", "int32", 3)
+VEC3D = WType("vec", "wp.vec3d", "float64", 3)  # a sum over many threads, kept in double precision
 
 # The scene the executor builds for geometry queries (a mesh, a hash grid, a volume), described here so the
 # generator knows its extent without importing Warp: a MESH_N x MESH_N grid of vertices over [-1, 1]^2 with

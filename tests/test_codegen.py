@@ -75,3 +75,31 @@ def test_released_modules_are_freed():
     gc.collect()
     alive = [o.name for o in gc.get_objects() if isinstance(o, context.Module) and o.name.startswith("t_leak_")]
     assert alive == []
+
+
+GEMM = """import warp as wp
+
+wp.set_module_options({"enable_mathdx_gemm": False})
+
+
+@wp.kernel
+def gemm(A: wp.array2d[float], B: wp.array2d[float], C: wp.array2d[float]):
+    i, j = wp.tid()
+    a = wp.tile_load(A, shape=(8, 4), offset=(i * 8, 0))
+    b = wp.tile_load(B, shape=(4, 8), offset=(0, j * 8))
+    wp.tile_store(C, wp.tile_matmul(a, b), offset=(i * 8, j * 8))
+"""
+
+
+def test_tile_matmul_emits_the_scalar_gemm_for_every_target_when_the_module_turns_libmathdx_off():
+    e = codegen.emit("unit", GEMM, "t_codegen_gemm")
+    for unit in e.values():
+        assert "wp::tile_matmul(" in unit.ir and "dot_" not in unit.ir, unit.ir
+
+
+def test_tile_matmul_on_cuda_calls_cublasdx_when_the_module_leaves_libmathdx_on():
+    # what Warp emits for sm_90 by default: a call to a cuBLASDx function whose code is LTO-IR, not in the unit
+    if not codegen._ctx.runtime.core.wp_is_mathdx_enabled():
+        pytest.skip("this Warp build has no libmathdx")
+    e = codegen.emit("unit", GEMM.replace('wp.set_module_options({"enable_mathdx_gemm": False})\n', ""), "t_gemm")
+    assert "dot_8_8_4_90_" in e["cuda-forward"].ir and "dot_" not in e["cpu"].ir

@@ -52,6 +52,7 @@ class KernelCtx:
         # (thread ids are left out: they mostly appear as indices, ``x[i]`` is the array's value)
         self.defs: dict[str, frozenset[str]] = {}
         self.consts: dict[str, str] = {}  # module constant name -> its line
+        self.module_options: dict[str, object] = {}  # wp.set_module_options({...}) the module states
         self.chunks: list[str] = []  # structs and helper functions, in definition order
         self.struct_names: list[str] = []
         self.func_names: list[str] = []
@@ -90,6 +91,12 @@ class KernelCtx:
         self.defs[name] = self.atoms(e.code)
         self.frames.add(Local(name, e.t, e.iv, e.varies), outer)
         return E(name, e.t, e.iv, e.varies)
+
+    def relaunch(self, shape: tuple[int, ...], tid: tuple[str, ...]) -> None:
+        """A tile kernel's own grid and ``wp.tid()`` names (a trailing one is the thread's lane in its block)."""
+        self.used.difference_update(self.tid)
+        self.shape, self.ndim, self.tid = shape, len(shape), tuple(self.fresh(n) for n in tid)
+        self.own = ", ".join(self.tid)
 
     # ---------------------------------------------------------------- arguments
     def array(self, t: WType, role: str, iv: Interval = (0.0, 0.0), stem: str = "", **kw) -> ArrayArg:
@@ -191,6 +198,9 @@ class KernelCtx:
         kernel = f"{decorator}\ndef {kernel_name}(\n{sig},\n):\n" + "\n".join(lines) + "\n"
         imports = "import warp as wp\n" if not self.uses_any else "from typing import Any\n\nimport warp as wp\n"
         consts = "\n".join(self.consts[c] for c in self.consts)
+        if self.module_options:
+            opts = ", ".join(f"{k!r}: {v!r}".replace("'", '"') for k, v in self.module_options.items())
+            consts = f"wp.set_module_options({{{opts}}})\n" + ("\n" + consts if consts else "")
         structs = [
             f"@wp.struct\nclass {s}:\n"
             + "\n".join(f"    {f}: {spell(ft, self.rng)}" for f, (ft, _) in self.structs[s].items())

@@ -76,6 +76,12 @@ class Policy:
     subscript_annotations: float = 0.8  # wp.array[T] rather than wp.array(dtype=T)
     decorator_args: float = 0.15
     block_reduce: float = 0.0  # a reduction goes through a block-wide tile (wp.tile, tile_sum, tile_atomic_add)
+    # tile kernels: shares of tile GEMMs, of per-lane loops reduced through a tile and of 2-D blocks (the rest
+    # map rows); tile_step: the chance of each optional step (a broadcast bias, a view, an epilogue...)
+    tile_gemm: float = 0.0
+    tile_lanes: float = 0.0
+    tile_blocks: float = 0.0
+    tile_step: float = 0.0
     _types: tuple = field(default=(), compare=False, repr=False)
     _out: tuple = field(default=(), compare=False, repr=False)
 
@@ -88,9 +94,11 @@ class Policy:
         if not (1 <= self.depth[0] <= self.depth[1] <= 4) or not (0 <= self.outputs[0] <= self.outputs[1] <= 4):
             raise ValueError(f"policy {self.name!r}: bad limits depth={self.depth} outputs={self.outputs}")
         probabilities = ("leaf", "hoist", "reuse_array", "load_local", "half", "early_return", "in_place", "suffixed")
-        for f in probabilities + ("struct_params",):
+        for f in (*probabilities, "struct_params", "tile_gemm", "tile_lanes", "tile_blocks", "tile_step"):
             if not 0.0 <= getattr(self, f) <= 1.0:
                 raise ValueError(f"policy {self.name!r}: {f}={getattr(self, f)!r} is not a probability")
+        if self.tile_gemm + self.tile_lanes + self.tile_blocks > 1.0:
+            raise ValueError(f"policy {self.name!r}: tile_gemm + tile_lanes + tile_blocks exceed 1")
         object.__setattr__(self, "_types", tuple(TYPE_NAMES[n] for n in self.type_names))
         object.__setattr__(self, "_out", tuple(TYPE_NAMES[n] for n in self.out_type_names or self.type_names[:1]))
 
@@ -239,7 +247,17 @@ POLICIES: dict[str, Policy] = {
             block_reduce=0.8,
             early_return=0.0,
         ),
-        replace(_BASE, name="tile", idiom="tile", type_names=("f32",), out_type_names=("f32",)),
+        replace(
+            _BASE,
+            name="tile",
+            idiom="tile",
+            type_names=("f32",),
+            out_type_names=("f32",),
+            tile_gemm=0.25,
+            tile_lanes=0.2,
+            tile_blocks=0.25,
+            tile_step=0.4,
+        ),
     )
 }
 

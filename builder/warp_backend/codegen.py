@@ -33,6 +33,7 @@ from builder.schema import TARGETS
 # a generic CPU target makes CPU results identical across host CPUs.
 MODULE_OPTIONS = {"strip_hash": True, "cpu_compiler_flags": "", "enable_backward": True}
 CUDA_ARCH = 90
+MATHDX_OPTIONS = ("enable_mathdx_gemm", "enable_mathdx_solver", "enable_mathdx_fft")
 
 
 @dataclass(frozen=True)
@@ -138,10 +139,19 @@ def release(module: _ctx.Module) -> None:
         shutil.rmtree(Path(wp.config.kernel_cache_dir) / module.get_module_identifier(), ignore_errors=True)
 
 
-def _builder(module: _ctx.Module, backward: bool) -> _ctx.ModuleBuilder:
+def _builder(module: _ctx.Module, backward: bool, target: str = "cuda") -> _ctx.ModuleBuilder:
+    """Warp's builder for ``target``, with the ``output_arch`` ``Module.load`` gives it (None on the CPU).
+
+    The tile builtins that can call libmathdx (``tile_matmul``, ``tile_fft``, the solvers) choose between it
+    and their scalar code by ``output_arch`` and the module's ``enable_mathdx_*`` options.
+    """
     options = dict(module.options)
+    # an enable_mathdx_* option left at None takes wp.config's value when Module.load resolves it
+    resolved = module.resolve_options(wp.config)
+    options.update({k: resolved[k] for k in MATHDX_OPTIONS})
     options["enable_backward"] = backward
-    return _ctx.ModuleBuilder(module, options, target="cuda")
+    options["output_arch"] = CUDA_ARCH if target == "cuda" else None
+    return _ctx.ModuleBuilder(module, options, target=target)
 
 
 def emit(
@@ -152,10 +162,11 @@ def emit(
     Without ``kernel`` the module's kernels are built together (a generated program holds one); with it, only
     that kernel (by name; a generic kernel's first overload) is built, as ``emit_kernel`` does.
 
-    Each Warp build (with or without adjoints) is done at most once and shared by the targets that need it.
-    Building with adjoints marks the module's functions as used by a backward kernel, which changes what a
-    forward-only build emits for them; so every forward-only unit is generated first, and each unit is the
-    same whether it is emitted alone or with others.
+    Each Warp build (a target, with or without adjoints) is done at most once, per target as ``Module.load``
+    does it, since the target's ``output_arch`` decides what the libmathdx-capable tile builtins emit. Building
+    with adjoints marks the module's functions as used by a backward kernel, which changes what a forward-only
+    build emits for them; so every forward-only unit is generated first, and each unit is the same whether it
+    is emitted alone or with others.
     """
     module, namespaces = load_sources([(label, source)], module_name)
     if kernel is not None:
@@ -165,14 +176,14 @@ def emit(
         finally:
             release(module)
     kernel = kernel_in(source)
-    builders: dict[bool, _ctx.ModuleBuilder] = {}
+    builders: dict[tuple[bool, str], _ctx.ModuleBuilder] = {}
     units = {}
     try:
         for config in sorted(configs, key=lambda c: _unit_spec(c)[1]):
             target, backward, ir_suffix, entry_suffix = _unit_spec(config)
-            if backward not in builders:
-                builders[backward] = _builder(module, backward)
-            tu = _portable(builders[backward].codegen(target))
+            if (backward, target) not in builders:
+                builders[backward, target] = _builder(module, backward, target)
+            tu = _portable(builders[backward, target].codegen(target))
             units[config] = Unit(tu, function(tu, kernel + ir_suffix), kernel + entry_suffix)
     except Exception as exc:  # noqa: BLE001 - Warp raises many types; all mean "generator bug"
         raise WarpRejected(label, kernel, f"{type(exc).__name__}: {exc}") from exc
@@ -291,7 +302,7 @@ def split_tu(tu: str, target: str) -> tuple[str, str]:
         for name in ("__wcir_ref_a", "__wcir_ref_b"):
             module, _ = load_sources([("reference", _REFERENCE.replace("__wcir_reference", name))], name)
             try:
-                refs.append(_builder(module, backward=True).codegen(target).splitlines(True))
+                refs.append(_builder(module, True, target).codegen(target).splitlines(True))
             finally:
                 release(module)
         n = _common_prefix(*refs)

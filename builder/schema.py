@@ -38,10 +38,20 @@ FIELDS: dict[str, tuple[object, str]] = {
     "module_source": (_S, "Full translation unit Warp generated for the kernel's module (compiles as is)."),
     "arg_names": (datasets.Sequence(_S), "Kernel argument names in signature order."),
     "arg_types": (datasets.Sequence(_S), "Warp types of the arguments, e.g. array(dtype=vec3, ndim=1)."),
-    "arg_roles": (datasets.Sequence(_S), "in, index, out, acc (atomic target) or param."),
+    "arg_roles": (
+        datasets.Sequence(_S),
+        "in, inout (read, then written in place), index, out, acc (atomic target) or param (a scalar, a struct,"
+        " or a uint64 mesh / hash-grid / volume handle the executor builds).",
+    ),
     "arg_shapes": (datasets.Sequence(datasets.Sequence(_I32)), "Array shapes used when executing ([] for params)."),
     "launch_dims": (_I32, "Launch dimensionality: how many indices wp.tid() returns (1-3)."),
     "launch_shape": (datasets.Sequence(_I32), "Launch grid used when executing."),
+    "block_dim": (
+        _I32,
+        "Threads per block of a tile kernel's wp.launch_tiled (its CUDA units are built for it, as"
+        " WP_TILE_BLOCK_DIM); 0 for wp.launch (CUDA builds for 256). CPU units are built for 1, as Warp runs"
+        " them.",
+    ),
     "builtins": (datasets.Sequence(_S), "Warp builtins the kernel uses: wp.* calls and operator builtins, sorted."),
     "source_lines": (_I32, "Non-empty lines of python_source."),
     "ir_lines": (_I32, "Lines of ir."),
@@ -84,7 +94,7 @@ EXEC_FIELDS = (
     "grad_checksum",
 )
 # what only a drawn program has: its coordinates and the inputs it was executed with
-GENERATED_ONLY = ("seed", "index", "attempt", "arg_roles", "arg_shapes", "launch_dims", "launch_shape")
+GENERATED_ONLY = ("seed", "index", "attempt", "arg_roles", "arg_shapes", "launch_dims", "launch_shape", "block_dim")
 REAL_ONLY = ("source_path",)
 
 

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from builder.dataset.records import emitted_configs
 from builder.grammar.generator import draft, generate
 from builder.grammar.normalize import (
     _KEEP,
@@ -20,6 +21,7 @@ from builder.grammar.normalize import (
 )
 from builder.grammar.policy import CATEGORIES, POLICIES, Policy
 from builder.rng import derive_rng
+from builder.schema import TARGETS
 from builder.warp_backend import codegen
 
 
@@ -29,11 +31,15 @@ def test_every_category_generates_and_codegens_for_all_targets(seed):
     for category in CATEGORIES:
         p = generate(derive_rng(seed, "train", 0), category)
         ast.parse(p.source)
-        e = codegen.emit(f"seed={seed} {category}", p.source, f"t_{category}")
+        if not p.backward:  # @wp.kernel(enable_backward=False): Warp emits no adjoint, and there is no row for it
+            with pytest.raises(codegen.WarpRejected):
+                codegen.emit(f"seed={seed} {category}", p.source, f"t_{category}_b", ("cuda-backward",))
+        e = codegen.emit(f"seed={seed} {category}", p.source, f"t_{category}", emitted_configs(p, TARGETS))
         assert f"{p.kernel_name}_cuda_kernel_forward(" in e["cuda-forward"].ir
-        assert f"{p.kernel_name}_cuda_kernel_backward(" in e["cuda-backward"].ir
         assert f"{p.kernel_name}_cpu_kernel_forward(" in e["cpu"].ir
-        assert e["cuda-forward"].tu != e["cuda-backward"].tu
+        if p.backward:
+            assert f"{p.kernel_name}_cuda_kernel_backward(" in e["cuda-backward"].ir
+            assert e["cuda-forward"].tu != e["cuda-backward"].tu
 
 
 def test_same_coordinates_same_program():

@@ -73,9 +73,15 @@ def catch() -> Iterator[Interrupts]:
             signal.signal(s, h)
 
 
+# Code run by the garbage collector or at exit, where a raised exception is printed and dropped: __del__,
+# multiprocessing's finalizers, and weak-reference callbacks named _remove (WeakValueDictionary's, and the
+# one Warp's codegen registers per cached function, where a SIGTERM mid-build once landed).
+_FINALIZERS = ("__del__", "_run_finalizers", "_exitfunc", "_remove")
+
+
 def _in_finalizer(frame) -> bool:
     while frame is not None:
-        if frame.f_code.co_name in ("__del__", "_run_finalizers", "_exitfunc"):
+        if frame.f_code.co_name in _FINALIZERS:
             return True
         frame = frame.f_back
     return False

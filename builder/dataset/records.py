@@ -82,6 +82,7 @@ def base_record(
         "arg_shapes": program.arg_shapes(),
         "launch_dims": len(program.launch_shape),
         "launch_shape": list(program.launch_shape),
+        "block_dim": program.block_dim,
         "builtins": drawn.builtins,
         "source_lines": sum(1 for x in program.source.splitlines() if x.strip()),
         "ir_lines": len(ir.splitlines()),
@@ -102,8 +103,15 @@ def _evidence_fields(ev: verify.Evidence, target: str) -> dict:
     return fields
 
 
+def emitted_configs(program: Program, configs: tuple[str, ...]) -> tuple[str, ...]:
+    """The configs among ``configs`` that have a row for ``program``: a kernel declared
+    ``@wp.kernel(enable_backward=False)`` has no adjoint, so no cuda-backward row (nor gpu-verified backward)."""
+    return tuple(c for c in configs if program.backward or c != "cuda-backward")
+
+
 def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict]:
-    """Rows ``start..stop-1`` of ``split`` for ``opts.config``, verified in chunks."""
+    """Rows ``start..stop-1`` of ``split`` for ``opts.config``, verified in chunks; a program whose kernel
+    has no adjoint gives no cuda-backward row (``emitted_configs``)."""
     gpu = opts.config == "gpu-verified"
     passes = ("cuda-forward", "cuda-backward") if gpu else (opts.config,)
     cache = verify.EvidenceCache(opts.evidence_dir) if opts.verify != "none" else None
@@ -113,22 +121,31 @@ def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict
         for index in range(lo, min(lo + CHUNK, stop)):
             drawn = sample(opts.seed, split, index, opts.categories)
             label = f"seed={opts.seed} split={split} index={index}"
-            emitted = codegen.emit(label, drawn.program.source, f"wcir_{split}_{index}", passes)
+            mine = emitted_configs(drawn.program, passes)
+            emitted = (
+                codegen.emit(
+                    label, drawn.program.source, f"wcir_{split}_{index}", mine, block_dim=drawn.program.block_dim
+                )
+                if mine
+                else {}
+            )
             sampled.append((index, drawn, label, emitted))
-        per_pass = {}
+        per_pass: dict[str, list[verify.Item | None]] = {}
         for cfg in passes:
             items = [
                 verify.Item(label, drawn.program, emitted[cfg].tu, verify.input_seed(opts.seed, split, index))
+                if cfg in emitted
+                else None
                 for index, drawn, label, emitted in sampled
             ]
-            verify.verify(items, cfg, opts.verify, cache)
+            verify.verify([it for it in items if it is not None], cfg, opts.verify, cache)
             per_pass[cfg] = items
         if gpu:
             from builder.warp_backend import gpu as gpu_verify
 
             gpu_verify.compare_devices(per_pass["cuda-forward"], per_pass)
         for k, (index, drawn, _, emitted) in enumerate(sampled):
-            for cfg in passes:
+            for cfg in emitted:
                 target, pass_, _ = TARGETS[cfg]
                 rec = base_record(opts, opts.config, split, index, drawn, emitted[cfg], target, pass_)
                 item = per_pass[cfg][k]

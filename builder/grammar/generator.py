@@ -15,6 +15,7 @@ from builder.grammar.expr import Gen
 from builder.grammar.kernel import KernelCtx
 from builder.grammar.policy import POLICIES, Policy
 from builder.grammar.program import Param, Program
+from builder.grammar.scope import ArrayArg
 
 BUILDERS = {
     "elementwise": idioms.elementwise,
@@ -53,7 +54,8 @@ def generate(rng: random.Random, category: str) -> Program:
     BUILDERS[p.idiom](g)
     _finish_uniforms(k)
     name = k.fresh(_kernel_name(rng, p))
-    return k.program(category, name, _decorator(rng, p, k))
+    decorator, backward = _decorator(rng, p, k)
+    return k.program(category, name, decorator, backward)
 
 
 def _shape(rng: random.Random, ndim: int, p: Policy) -> tuple[int, ...]:
@@ -90,10 +92,22 @@ def _kernel_name(rng: random.Random, p: Policy) -> str:
     return N.kernel_name(rng)
 
 
-def _decorator(rng: random.Random, p: Policy, k: KernelCtx) -> str:
+def _decorator(rng: random.Random, p: Policy, k: KernelCtx) -> tuple[str, bool]:
+    """The kernel's decorator and whether Warp generates its adjoint.
+
+    Warp code turns the adjoint off where no gradient is wanted: above all kernels that write only integers
+    (counts, indices, masks), and some float kernels that only prepare or post-process data.
+    """
+    writes_float = any(
+        a.role in ("out", "inout", "acc") and a.dtype.scalar.startswith("float")
+        for a in k.args
+        if isinstance(a, ArrayArg)
+    )
+    if not k.block_dim and rng.random() < (p.no_backward if writes_float else p.no_backward_int):
+        return "@wp.kernel(enable_backward=False)", False
     if k.block_dim or rng.random() >= p.decorator_args:
-        return "@wp.kernel"
-    return "@wp.kernel(launch_bounds=256)"
+        return "@wp.kernel", True
+    return "@wp.kernel(launch_bounds=256)", True
 
 
 class Draft:

@@ -191,7 +191,7 @@ class KernelCtx:
 
         return sorted(self.args, key=key)
 
-    def program(self, category: str, kernel_name: str, decorator: str) -> Program:
+    def program(self, category: str, kernel_name: str, decorator: str, backward: bool = True) -> Program:
         args = self.ordered_args()
         sig = ",\n".join(f"    {a.name}: {self.annotation(a)}" for a in args)
         lines = [f"    {self.own} = wp.tid()", *self.guard, *self.loads, *self.body]
@@ -218,6 +218,7 @@ class KernelCtx:
             list(self.func_names),
             list(self.struct_names),
             self.block_dim,
+            backward,
         )
 
 

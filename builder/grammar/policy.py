@@ -74,7 +74,10 @@ class Policy:
     struct_params: float = 0.0
     random: bool = False
     subscript_annotations: float = 0.8  # wp.array[T] rather than wp.array(dtype=T)
-    decorator_args: float = 0.15
+    decorator_args: float = 0.15  # @wp.kernel(launch_bounds=256)
+    # @wp.kernel(enable_backward=False) (no cuda-backward row): for kernels writing floats, and writing only ints
+    no_backward: float = 0.06
+    no_backward_int: float = 0.5
     block_reduce: float = 0.0  # a reduction goes through a block-wide tile (wp.tile, tile_sum, tile_atomic_add)
     # tile kernels: shares of tile GEMMs, of per-lane loops reduced through a tile and of 2-D blocks (the rest
     # map rows); tile_step: the chance of each optional step (a broadcast bias, a view, an epilogue...)
@@ -94,7 +97,8 @@ class Policy:
         if not (1 <= self.depth[0] <= self.depth[1] <= 4) or not (0 <= self.outputs[0] <= self.outputs[1] <= 4):
             raise ValueError(f"policy {self.name!r}: bad limits depth={self.depth} outputs={self.outputs}")
         probabilities = ("leaf", "hoist", "reuse_array", "load_local", "half", "early_return", "in_place", "suffixed")
-        for f in (*probabilities, "struct_params", "tile_gemm", "tile_lanes", "tile_blocks", "tile_step"):
+        tiles = ("tile_gemm", "tile_lanes", "tile_blocks", "tile_step")
+        for f in (*probabilities, "struct_params", "decorator_args", "no_backward", "no_backward_int", *tiles):
             if not 0.0 <= getattr(self, f) <= 1.0:
                 raise ValueError(f"policy {self.name!r}: {f}={getattr(self, f)!r} is not a probability")
         if self.tile_gemm + self.tile_lanes + self.tile_blocks > 1.0:

@@ -34,6 +34,7 @@ class Program:
     func_names: list[str] = field(default_factory=list)
     struct_names: list[str] = field(default_factory=list)
     block_dim: int = 0  # a tile kernel's threads per block (launched with wp.launch_tiled); 0 for wp.launch
+    backward: bool = True  # False: declared @wp.kernel(enable_backward=False), so Warp emits no adjoint
 
     @property
     def names(self) -> set[str]:

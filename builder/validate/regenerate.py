@@ -63,11 +63,17 @@ class Determinism:
     def _regenerate(self, seed: int, split: str, index: int, cycle: tuple[str, ...]) -> tuple:
         key = (seed, split, index, cycle)
         if key not in self._emitted:
-            from builder.dataset.records import sample
+            from builder.dataset.records import emitted_configs, sample
             from builder.warp_backend import codegen
 
             drawn = sample(seed, split, index, cycle)
             label = f"seed={seed} split={split} index={index}"
-            emitted = codegen.emit(label, drawn.program.source, f"wcir_{split}_{index}", EMITTED)
+            emitted = codegen.emit(
+                label,
+                drawn.program.source,
+                f"wcir_{split}_{index}",
+                emitted_configs(drawn.program, EMITTED),
+                block_dim=drawn.program.block_dim,
+            )
             self._emitted[key] = (drawn.program, drawn.normalized_sha256, emitted)
         return self._emitted[key]

@@ -139,13 +139,25 @@ def release(module: _ctx.Module) -> None:
         shutil.rmtree(Path(wp.config.kernel_cache_dir) / module.get_module_identifier(), ignore_errors=True)
 
 
-def _builder(module: _ctx.Module, backward: bool, target: str = "cuda") -> _ctx.ModuleBuilder:
+def launch_block_dim(target: str, block_dim: int | None, options: dict) -> int:
+    """The ``block_dim`` Warp builds a module with for a launch on ``target`` (``WP_TILE_BLOCK_DIM``).
+
+    A CUDA launch builds for the block_dim it launches with (``wp.launch_tiled(..., block_dim=B)``, else the
+    module's option, 256 by default); a CPU launch always builds for 1 (Warp runs a block as one thread there).
+    """
+    if target == "cpu":
+        return 1
+    return block_dim or options.get("block_dim") or 256
+
+
+def _builder(module: _ctx.Module, backward: bool, target: str = "cuda", block_dim: int | None = None):
     """Warp's builder for ``target``, with the ``output_arch`` ``Module.load`` gives it (None on the CPU).
 
     The tile builtins that can call libmathdx (``tile_matmul``, ``tile_fft``, the solvers) choose between it
     and their scalar code by ``output_arch`` and the module's ``enable_mathdx_*`` options.
     """
     options = dict(module.options)
+    options["block_dim"] = launch_block_dim(target, block_dim, options)
     # an enable_mathdx_* option left at None takes wp.config's value when Module.load resolves it
     resolved = module.resolve_options(wp.config)
     options.update({k: resolved[k] for k in MATHDX_OPTIONS})
@@ -155,12 +167,18 @@ def _builder(module: _ctx.Module, backward: bool, target: str = "cuda") -> _ctx.
 
 
 def emit(
-    label: str, source: str, module_name: str, configs: tuple[str, ...] = tuple(TARGETS), kernel: str | None = None
+    label: str,
+    source: str,
+    module_name: str,
+    configs: tuple[str, ...] = tuple(TARGETS),
+    kernel: str | None = None,
+    block_dim: int | None = None,
 ) -> dict[str, Unit]:
     """Generate the units ``configs`` need for one program, isolated in its own module.
 
     Without ``kernel`` the module's kernels are built together (a generated program holds one); with it, only
-    that kernel (by name; a generic kernel's first overload) is built, as ``emit_kernel`` does.
+    that kernel (by name; a generic kernel's first overload) is built, as ``emit_kernel`` does. ``block_dim``
+    is the one the kernel is launched with (``launch_block_dim``).
 
     Each Warp build (a target, with or without adjoints) is done at most once, per target as ``Module.load``
     does it, since the target's ``output_arch`` decides what the libmathdx-capable tile builtins emit. Building
@@ -172,7 +190,7 @@ def emit(
     if kernel is not None:
         try:
             chosen = _named_kernel(namespaces[0], kernel, label)
-            return emit_kernel(label, chosen, configs)
+            return emit_kernel(label, chosen, configs, block_dim=block_dim)
         finally:
             release(module)
     kernel = kernel_in(source)
@@ -182,7 +200,7 @@ def emit(
         for config in sorted(configs, key=lambda c: _unit_spec(c)[1]):
             target, backward, ir_suffix, entry_suffix = _unit_spec(config)
             if (backward, target) not in builders:
-                builders[backward, target] = _builder(module, backward, target)
+                builders[backward, target] = _builder(module, backward, target, block_dim)
             tu = _portable(builders[backward, target].codegen(target))
             units[config] = Unit(tu, function(tu, kernel + ir_suffix), kernel + entry_suffix)
     except Exception as exc:  # noqa: BLE001 - Warp raises many types; all mean "generator bug"
@@ -243,12 +261,15 @@ def emit_kernel(
     saved = module.options.get("strip_hash")
     module.options["strip_hash"] = True  # emitted names: KEY_cuda_kernel_forward, no content hash
     base = dict(module.options)
-    base["block_dim"] = block_dim or base.get("block_dim", 256)
     units = {}
     try:
         for config in sorted(configs, key=lambda c: _unit_spec(c)[1]):
             target, backward, ir_suffix, entry_suffix = _unit_spec(config)
-            options = base | {"enable_backward": backward, "output_arch": output_arch if target == "cuda" else None}
+            options = base | {
+                "enable_backward": backward,
+                "output_arch": output_arch if target == "cuda" else None,
+                "block_dim": launch_block_dim(target, block_dim, base),
+            }
             builder = _ctx.ModuleBuilder(module, options, hasher=_ctx.ModuleHasher([kernel], options), target=target)
             tu = _portable(builder.codegen(target))
             name = kernel.get_mangled_name()

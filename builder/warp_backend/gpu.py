@@ -28,13 +28,16 @@ def device_facts(device: str = "cuda:0") -> dict:
     return {"gpu_name": d.name, "gpu_compute_capability": f"{cc // 10}.{cc % 10}", "gpu_driver": str(driver or "")}
 
 
-def compare_devices(items: list[Item], per_pass: dict[str, list[Item]], device: str = "cuda:0", batch_size: int = 16):
+def compare_devices(
+    items: list[Item], per_pass: dict[str, list[Item | None]], device: str = "cuda:0", batch_size: int = 16
+) -> None:
     """Set ``item.gpu`` on every pass's item: forward rows compare outputs, backward rows outputs and gradients.
 
-    ``items[k]`` and ``per_pass[cfg][k]`` are the same program. Programs are loaded into one Warp module per
-    batch, so two programs that define the same helper name never share one (Warp would emit both under one
-    symbol); a program that fails to load or launch on either device is recorded as a mismatch with the
-    error, and the rest of its batch is still compared.
+    ``items[k]`` and ``per_pass[cfg][k]`` are the same program (None: no row of that pass). Programs are
+    loaded into one Warp module per batch of one launch block_dim, so two programs that define the same
+    helper name never share one (Warp would emit both under one symbol); a program that fails to load or
+    launch on either device is recorded as a mismatch with the error, and the rest of its batch is still
+    compared.
     """
     facts = device_facts(device)
     position = {id(it): k for k, it in enumerate(items)}
@@ -45,11 +48,6 @@ def compare_devices(items: list[Item], per_pass: dict[str, list[Item]], device: 
         )
         try:
             codegen.load_cpu(module)
-            # No module.load(device) here: the launch loads the module for the block_dim it launches with.
-            # Loading it first at the default block_dim made Warp 1.19 run tile kernels launched with
-            # block_dim=32 or 64 with wrong results on an H100 (tiles larger than the block; measured: 31
-            # of 95 tile programs differed from the CPU by up to 1.8e38), while launching without the
-            # preload matched for every block_dim from 32 to 256.
             for it, ns in zip(batch, namespaces):
                 kernel = ns[it.program.kernel_name]
                 runs = {
@@ -57,6 +55,8 @@ def compare_devices(items: list[Item], per_pass: dict[str, list[Item]], device: 
                     for d in (device, "cpu")
                 }
                 for cfg, plist in per_pass.items():
+                    if plist[position[id(it)]] is None:
+                        continue
                     a, b = runs[device], runs["cpu"]
                     if cfg == "cuda-forward":
                         a, b = execute.Run(a.outputs, {}, a.inits), execute.Run(b.outputs, {}, b.inits)
@@ -73,8 +73,15 @@ def compare_devices(items: list[Item], per_pass: dict[str, list[Item]], device: 
     def fail(it: Item, msg: str) -> None:
         for plist in per_pass.values():
             item = plist[position[id(it)]]
+            if item is None:
+                continue
             item.gpu = {"gpu_match": False, "max_abs_err": None, "max_rel_err": None, **facts}
             item.evidence.error = f"{device}: {msg}"[:500]
 
-    for batch in name_disjoint_batches(items, batch_size, python_names):
-        bisect(batch, attempt, fail)
+    # One block_dim per module: once Warp 1.19 has loaded a module on a CUDA device for one block_dim, a tile
+    # kernel launched from it with another gave wrong results on an H100 (31 of 95 tile programs, errors up
+    # to 1.8e38), while each program alone matched the CPU at every block_dim from 32 to 256.
+    for block_dim in sorted({it.program.block_dim for it in items}):
+        same = [it for it in items if it.program.block_dim == block_dim]
+        for batch in name_disjoint_batches(same, batch_size, python_names):
+            bisect(batch, attempt, fail)

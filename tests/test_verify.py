@@ -203,3 +203,20 @@ def test_kernels_without_an_adjoint_have_no_backward_rows():
     assert built("cuda-backward") == []
     with pytest.raises(codegen.WarpRejected):  # Warp emits no adjoint to pair it with
         codegen.emit("x", program.source, "t_no_adjoint", ("cuda-backward",))
+
+
+def test_tile_units_built_for_their_block_dim_compile_beside_others():
+    # A tile kernel's CUDA unit is built for its launch block_dim, so its prologue differs from the shared one
+    # (WP_TILE_BLOCK_DIM): it is compiled alone, the other units in a batch, and every row compiles.
+    programs = [generate(derive_rng(11, "train", i), "tile") for i in range(3)]
+    programs += [sample(11, "train", i, CATEGORIES).program for i in range(3)]
+    assert {p.block_dim for p in programs[:3]} - {0}
+    items = []
+    for i, p in enumerate(programs):
+        tu = codegen.emit(f"p{i}", p.source, f"tb_{i}", ("cuda-forward",), block_dim=p.block_dim)["cuda-forward"].tu
+        if p.block_dim:
+            assert f"#define WP_TILE_BLOCK_DIM {p.block_dim}\n" in tu
+        items.append(verify.Item(f"p{i}", p, tu, i))
+    verify.compile_cuda(items, ("_cuda_kernel_forward",), batch_size=16)
+    assert [it.evidence.error for it in items if not it.evidence.compiled] == []
+    assert all(it.evidence.ptx for it in items)

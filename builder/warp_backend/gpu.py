@@ -51,7 +51,7 @@ def compare_devices(
             for it, ns in zip(batch, namespaces):
                 kernel = ns[it.program.kernel_name]
                 runs = {
-                    d: execute.run(it.program, kernel, ns, np.random.default_rng(it.input_seed), d, True)
+                    d: execute.run(it.program, kernel, ns, np.random.default_rng(it.input_seed), d, it.program.backward)
                     for d in (device, "cpu")
                 }
                 for cfg, plist in per_pass.items():

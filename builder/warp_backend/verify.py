@@ -135,10 +135,26 @@ def ptx_stats(entry: str) -> tuple[int, int]:
     return instr, regs
 
 
+def _splits(it: Item) -> bool:
+    try:
+        codegen.split_tu(it.tu, "cuda")
+    except ValueError:
+        return False
+    return True
+
+
 def compile_cuda(items: list[Item], symbol_suffixes: tuple[str, ...], batch_size: int) -> None:
+    """NVRTC-compile the items' units, concatenated in name-disjoint batches under Warp's shared prologue.
+
+    A unit whose prologue differs from the shared one (a tile kernel's ``WP_TILE_BLOCK_DIM``) is compiled alone.
+    """
+
     def attempt(batch: list[Item]) -> None:
-        head = codegen.split_tu(batch[0].tu, "cuda")[0]
-        tu = head + "".join(codegen.split_tu(it.tu, "cuda")[1] for it in batch)
+        if len(batch) == 1:
+            tu = batch[0].tu
+        else:
+            head = codegen.split_tu(batch[0].tu, "cuda")[0]
+            tu = head + "".join(codegen.split_tu(it.tu, "cuda")[1] for it in batch)
         ptx = codegen.nvrtc_compile(tu, f"b{uuid.uuid4().hex[:12]}")
         for it in batch:
             entry = ptx_entries(ptx, [f"{it.program.kernel_name}{s}" for s in symbol_suffixes])
@@ -149,7 +165,9 @@ def compile_cuda(items: list[Item], symbol_suffixes: tuple[str, ...], batch_size
     def fail(it: Item, msg: str) -> None:
         it.evidence.compiled, it.evidence.error = False, f"nvrtc: {msg}"
 
-    for batch in name_disjoint_batches(items, batch_size, cuda_symbols):
+    alone = [[it] for it in items if not _splits(it)]
+    batchable = [it for it in items if _splits(it)]
+    for batch in name_disjoint_batches(batchable, batch_size, cuda_symbols) + alone:
         bisect(batch, attempt, fail)
 
 
@@ -177,6 +195,7 @@ def execute_cpu(items: list[Item], batch_size: int, backward: bool = True) -> No
 
 def run_one(it: Item, ns: dict, backward: bool) -> None:
     ev = it.evidence
+    backward = backward and it.program.backward  # an enable_backward=False kernel has no adjoint to run
     try:
         r = execute.run(
             it.program, ns[it.program.kernel_name], ns, np.random.default_rng(it.input_seed), "cpu", backward

@@ -44,7 +44,11 @@ FIELDS: dict[str, tuple[object, str]] = {
         " or a uint64 mesh / hash-grid / volume handle the executor builds).",
     ),
     "arg_shapes": (datasets.Sequence(datasets.Sequence(_I32)), "Array shapes used when executing ([] for params)."),
-    "launch_dims": (_I32, "Launch dimensionality: how many indices wp.tid() returns (1-3)."),
+    "launch_dims": (
+        _I32,
+        "Dimensions of launch_shape (1-3); wp.launch_tiled adds the block as one more, which a tile kernel's"
+        " wp.tid() may also return (i, lane = wp.tid()).",
+    ),
     "launch_shape": (datasets.Sequence(_I32), "Launch grid used when executing."),
     "block_dim": (
         _I32,

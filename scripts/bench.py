@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from builder.config import BuildOptions
-from builder.dataset.records import rows, sample
+from builder.dataset.records import emitted_configs, rows, sample
 from builder.grammar.policy import CATEGORIES
 from builder.schema import TARGETS
 from builder.warp_backend import codegen, verify
@@ -38,19 +38,30 @@ def timed(fn):
     return time.perf_counter() - t, out
 
 
-def bare_floor(programs, config: str) -> float:
+def with_rows(programs, config: str) -> list:
+    """The programs that have a ``config`` row (a kernel without an adjoint has no cuda-backward row)."""
+    return [p for p in programs if emitted_configs(p, (config,))]
+
+
+def bare_floor(programs, config: str) -> tuple[float, int]:
+    """Seconds for Warp's build + codegen of the programs' ``config`` units, and how many there were."""
     target, pass_, _ = TARGETS[config]
+    programs = with_rows(programs, config)
 
     def run():
         for k, p in enumerate(programs):
             module, _ = codegen.load_sources([("bench", p.source)], f"bench_floor_{k}")
-            codegen._builder(module, pass_ == "backward").codegen(target)
+            codegen._builder(module, pass_ == "backward", target, p.block_dim).codegen(target)
             codegen.release(module)
 
-    return timed(run)[0]
+    return timed(run)[0], len(programs)
 
 
-def builder_rows(config: str, n: int, num_proc: int, verify_level: str, out: Path, num_shards: int = 4) -> float:
+def builder_rows(
+    config: str, n: int, num_proc: int, verify_level: str, out: Path, num_shards: int = 4
+) -> tuple[float, int]:
+    """Seconds for the datasets builder to build ``n`` programs' ``config`` rows to Parquet, and the rows."""
+
     def run():
         b = WarpCudaIR(
             config_name=config,
@@ -63,14 +74,20 @@ def builder_rows(config: str, n: int, num_proc: int, verify_level: str, out: Pat
             verify=verify_level,
         )
         b.download_and_prepare(num_proc=num_proc if num_proc > 1 else None)
-        b.as_dataset(split="train").to_parquet(str(out / f"{config}-{num_proc}-{verify_level}.parquet"))
+        ds = b.as_dataset(split="train")
+        ds.to_parquet(str(out / f"{config}-{num_proc}-{verify_level}.parquet"))
+        return len(ds)
 
-    return timed(run)[0]
+    return timed(run)
 
 
-def compile_floor(programs, config: str) -> float:
+def compile_floor(programs, config: str) -> tuple[float, int]:
     """The compilers alone for ``config``: batched NVRTC (CUDA configs) + CPU compile + launches."""
-    units = [codegen.emit("bench", p.source, f"bench_cf_{k}", (config,))[config] for k, p in enumerate(programs)]
+    programs = with_rows(programs, config)
+    units = [
+        codegen.emit("bench", p.source, f"bench_cf_{k}", (config,), block_dim=p.block_dim)[config]
+        for k, p in enumerate(programs)
+    ]
 
     def run():
         items = [verify.Item("bench", p, u.tu, k) for k, (p, u) in enumerate(zip(programs, units))]
@@ -79,7 +96,7 @@ def compile_floor(programs, config: str) -> float:
             verify.compile_cuda(items, suffixes, 16)
         verify.execute_cpu(items, 16)
 
-    return timed(run)[0]
+    return timed(run)[0], len(programs)
 
 
 def rss_mib() -> float:
@@ -88,8 +105,9 @@ def rss_mib() -> float:
 
 
 def memory_profile(n: int, verify_level: str) -> list[tuple[int, float]]:
-    """RSS after k rows, for k at 10%, 25%, 50%, 75% and 100% of ``n`` (flat means no per-row leak)."""
-    marks, out = {max(1, n * p // 100) for p in (10, 25, 50, 75, 100)}, []
+    """RSS after k rows, for k at 10%, 25%, 50%, 75% and 100% of the rows of ``n`` programs (flat: no leak)."""
+    total = len(with_rows([sample(1, "train", i, CATEGORIES)[0] for i in range(n)], "cuda-backward"))
+    marks, out = {max(1, total * p // 100) for p in (10, 25, 50, 75, 100)}, []
     with tempfile.TemporaryDirectory() as evidence:
         opts = BuildOptions(
             config="cuda-backward",
@@ -154,23 +172,28 @@ def main() -> None:
         out = Path(tmp)
         for cfg in ("cuda-forward", "cuda-backward", "cpu"):
             bare_floor(sampled[:2], cfg)  # warm-up: imports, Warp's first build
-            floor = n / bare_floor(sampled, cfg)
-            r = n / builder_rows(cfg, n, 1, "none", out)
+            t, units = bare_floor(sampled, cfg)
+            floor = units / t
+            t, built = builder_rows(cfg, n, 1, "none", out)
+            r = built / t
             lines.append(
                 f"| {cfg}: (a) bare Warp build + codegen vs (b) builder, verify=none | {floor:.1f} vs "
                 f"{r:.1f} | (b)/(a) = {r / floor:.2f} |"
             )
         ns = args.scaling_rows
-        r1 = ns / builder_rows("cuda-forward", ns, 1, "none", out / "p")
-        r2 = ns / builder_rows("cuda-forward", ns, 2, "none", out / "p")
+        t1, built1 = builder_rows("cuda-forward", ns, 1, "none", out / "p")
+        t2, built2 = builder_rows("cuda-forward", ns, 2, "none", out / "p")
+        r1, r2 = built1 / t1, built2 / t2
         lines.append(f"| (c) cuda-forward, num_proc=2 vs 1 | {r2:.1f} vs {r1:.1f} | scaling {r2 / r1:.2f}x |")
         m = args.execute_rows
         for cfg in ("cuda-forward", "cuda-backward", "cpu"):
             compile_floor(sampled[:1], cfg)  # warm-up: compiler start-up, prologue detection
-            floor_c = m / compile_floor(sampled[:m], cfg)
+            t, units = compile_floor(sampled[:m], cfg)
+            floor_c = units / t
             # one shard, so the builder compiles full batches of 16 as the floor does (and as a default build
             # does: its shards hold over a thousand rows); small shards would measure partial batches
-            r = m / builder_rows(cfg, m, 1, "execute", out / "e", num_shards=1)
+            t, built = builder_rows(cfg, m, 1, "execute", out / "e", num_shards=1)
+            r = built / t
             lines.append(
                 f"| (d) {cfg}: bare compile floor vs verify=execute | {floor_c:.2f} vs {r:.2f} | "
                 f"{r / floor_c:.2f} of compile floor |"

@@ -39,8 +39,8 @@ def _compare(job: tuple[int, int, int]) -> list[dict]:
         mine = emitted_configs(d.program, passes)
         units = codegen.emit(f"index={i}", d.program.source, f"gc_{i}", mine, block_dim=d.program.block_dim)
         for c in passes:
-            item = verify.Item(f"index={i}", d.program, units[c].tu, verify.input_seed(seed, "train", i))
-            per_pass[c].append(item if c in units else None)
+            seed_i = verify.input_seed(seed, "train", i)
+            per_pass[c].append(verify.Item(f"index={i}", d.program, units[c].tu, seed_i) if c in units else None)
     gpu_verify.compare_devices(per_pass["cuda-forward"], per_pass)
     out = []
     for c in passes:

@@ -74,14 +74,16 @@ def catch() -> Iterator[Interrupts]:
 
 
 # Code run by the garbage collector or at exit, where a raised exception is printed and dropped: __del__,
-# multiprocessing's finalizers, and weak-reference callbacks named _remove (WeakValueDictionary's, and the
-# one Warp's codegen registers per cached function, where a SIGTERM mid-build once landed).
+# multiprocessing's finalizers, weak-reference callbacks named _remove (WeakSet's, and the one Warp's codegen
+# registers per cached function, where a SIGTERM mid-build once landed) and the weakref module's own `remove`
+# callbacks (WeakValueDictionary, WeakKeyDictionary).
 _FINALIZERS = ("__del__", "_run_finalizers", "_exitfunc", "_remove")
 
 
 def _in_finalizer(frame) -> bool:
     while frame is not None:
-        if frame.f_code.co_name in _FINALIZERS:
+        code = frame.f_code
+        if code.co_name in _FINALIZERS or (code.co_name == "remove" and code.co_filename.endswith("weakref.py")):
             return True
         frame = frame.f_back
     return False

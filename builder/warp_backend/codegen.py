@@ -57,6 +57,17 @@ _initialised_cache: str | None = None
 KERNEL_CACHE_ENV = "WARP_CUDA_IR_KERNEL_CACHE"  # a build's own directory, shared by its worker processes
 
 
+# Warp numbers @wp.func symbols with a process-wide counter per name; ``import warp`` itself has counted some
+# (norm_l1, quat_from_euler, ...). These are the counts of a process that has imported Warp and nothing else.
+_FRESH_FUNCTION_KEY_COUNTS = dict(_ctx.function_key_counts)
+
+
+def reset_function_numbering() -> None:
+    """Number @wp.func symbols defined from now on as a fresh process that only imported Warp would."""
+    _ctx.function_key_counts.clear()
+    _ctx.function_key_counts.update(_FRESH_FUNCTION_KEY_COUNTS)
+
+
 def init() -> str:
     """Initialise Warp once per process, with a private kernel cache when we own the process.
 

@@ -242,8 +242,10 @@ def tolerance(scalar: str, program: Program) -> tuple[float, float]:
     atol, rtol = TOLERANCES.get(scalar, TOLERANCES["float32"])
     if scalar not in FLOAT_SCALARS:
         return atol, rtol
-    for arg in program.args:
-        for s in float_scalars(arg.dtype if isinstance(arg, ArrayArg) else arg.t):
+    declared = [a.dtype if isinstance(a, ArrayArg) else a.t for a in program.args]
+    declared += [t for fields in program.structs.values() for t, _ in fields.values()]  # struct params' fields
+    for t in declared:
+        for s in float_scalars(t):
             atol, rtol = max(atol, TOLERANCES[s][0]), max(rtol, TOLERANCES[s][1])
     return atol, rtol
 

@@ -78,9 +78,10 @@ def compare_devices(
             item.gpu = {"gpu_match": False, "max_abs_err": None, "max_rel_err": None, **facts}
             item.evidence.error = f"{device}: {msg}"[:500]
 
-    # One block_dim per module: once Warp 1.19 has loaded a module on a CUDA device for one block_dim, a tile
-    # kernel launched from it with another gave wrong results on an H100 (31 of 95 tile programs, errors up
-    # to 1.8e38), while each program alone matched the CPU at every block_dim from 32 to 256.
+    # One block_dim per module. Our modules set strip_hash (emitted names carry no hash), and with it Warp names
+    # the cached binary without the block_dim and reuses it: a tile kernel launched at 32 after its module was
+    # built at 256 (or 64) ran the other build, with wrong results (31 of 95 tile programs on an H100, errors
+    # up to 1.8e38); each program alone matched the CPU at every block_dim from 32 to 256.
     for block_dim in sorted({it.program.block_dim for it in items}):
         same = [it for it in items if it.program.block_dim == block_dim]
         for batch in name_disjoint_batches(same, batch_size, python_names):

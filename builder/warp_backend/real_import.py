@@ -200,12 +200,9 @@ def _child(mod: ShippedModule, warp_dir: str, configs: tuple[str, ...], conn) ->
     result = ModuleResult(mod)
     try:
         codegen.init()
-        # Warp numbers @wp.func symbols with a process-wide counter per name; the forked child inherits the
-        # parent's, so a parent that had generated a contact_force made this module's contact_force_1.
-        # Counting from zero names the functions as a fresh process importing the module would.
-        from warp._src import context as ctx
-
-        ctx.function_key_counts.clear()
+        # The forked child inherits the parent's @wp.func numbering, so a parent that had generated a
+        # contact_force made this module's contact_force_1; name them as a fresh process importing it would.
+        codegen.reset_function_numbering()
         try:
             parts = mod.name.split(".")
             if parts[1] == "_src" and len(parts) > 3:

@@ -287,7 +287,8 @@ def verify(items: list[Item], target: str, level: str, cache: EvidenceCache, bat
         suffixes = ("_cuda_kernel_backward" if target == "cuda-backward" else "_cuda_kernel_forward",)  # this pass only
         compiled = _cached(
             items,
-            lambda it: f"compile:{target}",
+            # the unit depends on the launch block_dim too, which the source does not spell
+            lambda it: f"compile:{target}:block_dim={it.program.block_dim}",
             lambda fresh: compile_cuda(fresh, suffixes, batch_size),
             cache,
             COMPILE_FIELDS,

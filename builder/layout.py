@@ -103,8 +103,12 @@ def infer_categories(indices: list[int], categories: list[str]) -> tuple[str, ..
     if all(c == CATEGORIES[i % len(CATEGORIES)] for i, c in zip(indices, categories)):
         return tuple(CATEGORIES)
     distinct = sorted(set(categories))
-    by_index = dict(zip(indices, categories))
-    ordered = tuple(by_index.get(i, "") for i in range(len(distinct)))
+    # any row fixes its position in the cycle: a config can lack some indices (cuda-backward has no row for a
+    # kernel without an adjoint), so the first len(cycle) indices need not all be there
+    slots = [""] * len(distinct)
+    for i, c in zip(indices, categories):
+        slots[i % len(slots)] = slots[i % len(slots)] or c
+    ordered = tuple(slots)
     if "" not in ordered and all(c == ordered[i % len(ordered)] for i, c in zip(indices, categories)):
         return ordered
     return tuple(distinct)

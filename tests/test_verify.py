@@ -128,7 +128,7 @@ def _same_helper_pair() -> tuple[int, tuple[int, int]]:
     raise AssertionError("no two rows share a helper")
 
 
-def test_device_comparison_keeps_programs_with_the_same_helper_name_apart():
+def test_device_comparison_keeps_programs_with_the_same_helper_name_apart(monkeypatch):
     # Two programs defining helper(x: float) with different bodies: in one Warp module both are emitted as
     # helper_0 and the CPU build of the batch fails (what the first gpu-verified build on a GPU hit).
     from builder.warp_backend import gpu as gpu_verify
@@ -148,7 +148,16 @@ def test_device_comparison_keeps_programs_with_the_same_helper_name_apart():
         return out
 
     fwd, bwd = items("cuda-forward"), items("cuda-backward")
+    loaded = []  # the labels of every module the comparison loads: the two programs must never share one
+    real_load = codegen.load_sources
+
+    def spy(sources, name):
+        loaded.append([label for label, _ in sources])
+        return real_load(sources, name)
+
+    monkeypatch.setattr(codegen, "load_sources", spy)
     gpu_verify.compare_devices(fwd, {"cuda-forward": fwd, "cuda-backward": bwd}, device="cpu")
+    assert loaded and all(len(labels) == 1 for labels in loaded), loaded
     compared = [it for it in fwd + bwd if it is not None]
     assert len(compared) >= 2 and all(it.gpu["gpu_match"] for it in compared), [it.evidence.error for it in fwd]
 
@@ -220,3 +229,18 @@ def test_tile_units_built_for_their_block_dim_compile_beside_others():
     verify.compile_cuda(items, ("_cuda_kernel_forward",), batch_size=16)
     assert [it.evidence.error for it in items if not it.evidence.compiled] == []
     assert all(it.evidence.ptx for it in items)
+
+
+def test_tile_rows_record_the_block_dim_their_units_are_built_for():
+    from builder.config import BuildOptions
+    from builder.dataset.records import rows
+
+    def first(config):
+        opts = BuildOptions(config=config, seed=4, num_train=2, num_validation=0, num_test=0, categories=("tile",))
+        return next(rows(opts, "train", 0, 2))
+
+    fwd, cpu = first("cuda-forward"), first("cpu")
+    assert fwd["block_dim"] in (32, 64) and fwd["block_dim"] == cpu["block_dim"]
+    assert f"#define WP_TILE_BLOCK_DIM {fwd['block_dim']}\n" in fwd["module_source"]
+    assert "#define WP_TILE_BLOCK_DIM 1\n" in cpu["module_source"]  # Warp builds a CPU launch for one thread
+    assert fwd["compiled"] and fwd["executed"] and cpu["executed"]

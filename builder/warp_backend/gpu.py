@@ -6,13 +6,11 @@ batching and failure handling are tested CPU-vs-CPU too.
 
 from __future__ import annotations
 
-import uuid
-
 import numpy as np
 import warp as wp
 
-from builder.warp_backend import codegen, execute
-from builder.warp_backend.verify import Item, bisect, name_disjoint_batches, python_names
+from builder.warp_backend import execute
+from builder.warp_backend.verify import Item, bisect, cpu_loaded, name_disjoint_batches, python_names
 
 
 def device_facts(device: str = "cuda:0") -> dict:
@@ -42,33 +40,25 @@ def compare_devices(
     facts = device_facts(device)
     position = {id(it): k for k, it in enumerate(items)}
 
+    def compare(it: Item, ns: dict) -> None:
+        kernel = ns[it.program.kernel_name]
+        runs = {
+            d: execute.run(it.program, kernel, ns, np.random.default_rng(it.input_seed), d, it.program.backward)
+            for d in (device, "cpu")
+        }
+        for cfg, plist in per_pass.items():
+            if plist[position[id(it)]] is None:
+                continue
+            a, b = runs[device], runs["cpu"]
+            if cfg == "cuda-forward":
+                a, b = execute.Run(a.outputs, {}, a.inits), execute.Run(b.outputs, {}, b.inits)
+            match, abs_err, rel_err = execute.compare(a, b, it.program)
+            plist[position[id(it)]].gpu = {"gpu_match": match, "max_abs_err": abs_err, "max_rel_err": rel_err, **facts}
+
     def attempt(batch: list[Item]) -> None:
-        module, namespaces = codegen.load_sources(
-            [(it.label, it.program.source) for it in batch], f"wcir_gpu_{uuid.uuid4().hex[:12]}"
-        )
-        try:
-            codegen.load_cpu(module)
+        with cpu_loaded(batch, "wcir_gpu") as namespaces:  # the device build happens at each kernel's launch
             for it, ns in zip(batch, namespaces):
-                kernel = ns[it.program.kernel_name]
-                runs = {
-                    d: execute.run(it.program, kernel, ns, np.random.default_rng(it.input_seed), d, it.program.backward)
-                    for d in (device, "cpu")
-                }
-                for cfg, plist in per_pass.items():
-                    if plist[position[id(it)]] is None:
-                        continue
-                    a, b = runs[device], runs["cpu"]
-                    if cfg == "cuda-forward":
-                        a, b = execute.Run(a.outputs, {}, a.inits), execute.Run(b.outputs, {}, b.inits)
-                    match, abs_err, rel_err = execute.compare(a, b, it.program)
-                    plist[position[id(it)]].gpu = {
-                        "gpu_match": match,
-                        "max_abs_err": abs_err,
-                        "max_rel_err": rel_err,
-                        **facts,
-                    }
-        finally:
-            codegen.release(module)
+                compare(it, ns)
 
     def fail(it: Item, msg: str) -> None:
         for plist in per_pass.values():

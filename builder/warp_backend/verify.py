@@ -9,13 +9,14 @@ executed once per target, even across worker processes.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import tempfile
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -171,20 +172,30 @@ def compile_cuda(items: list[Item], symbol_suffixes: tuple[str, ...], batch_size
         bisect(batch, attempt, fail)
 
 
+@contextlib.contextmanager
+def cpu_loaded(batch: list[Item], prefix: str) -> Iterator[list[dict]]:
+    """The batch's programs executed into one fresh Warp module, built for the CPU; each program's namespace.
+
+    The module is released afterwards. The batch must be name-disjoint (``name_disjoint_batches``).
+    """
+    module, namespaces = codegen.load_sources(
+        [(it.label, it.program.source) for it in batch], f"{prefix}_{uuid.uuid4().hex[:12]}"
+    )
+    try:
+        codegen.load_cpu(module)
+        yield namespaces
+    finally:
+        codegen.release(module)
+
+
 def execute_cpu(items: list[Item], batch_size: int, backward: bool = True) -> None:
     """Compile for the CPU (with adjoints) and run forward + backward with seeded inputs."""
 
     def attempt(batch: list[Item]) -> None:
-        module, namespaces = codegen.load_sources(
-            [(it.label, it.program.source) for it in batch], f"wcir_cpu_{uuid.uuid4().hex[:12]}"
-        )
-        try:
-            codegen.load_cpu(module)
+        with cpu_loaded(batch, "wcir_cpu") as namespaces:
             for it, ns in zip(batch, namespaces):
                 it.evidence.compiled, it.evidence.compile_target = True, "cpu"
                 run_one(it, ns, backward)
-        finally:
-            codegen.release(module)
 
     def fail(it: Item, msg: str) -> None:
         it.evidence.compiled, it.evidence.error = False, f"cpu compile: {msg}"

@@ -404,7 +404,6 @@ def cpu_compile(tu: str, name: str) -> None:
     finally:
         cpp.unlink(missing_ok=True)
         obj.unlink(missing_ok=True)
-        obj.unlink(missing_ok=True)
 
 
 def load_cpu(module: _ctx.Module) -> None:

@@ -6,4 +6,4 @@ the codegen adapter, compile and execute evidence, GPU comparison) -> ``dataset`
 publishable folder). ``config``, ``schema``, ``rng`` and ``cli`` sit at the top.
 """
 
-GENERATOR_VERSION = "2.1.0"
+GENERATOR_VERSION = "3.0.0"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from builder.errors import CorruptShard, PushError, UsageError
 from builder.layout import split_files
+from builder.validate.fidelity import FIDELITY_SAMPLE
 
 IGNORE_PATTERNS = ["*.lock", ".cache/*", "*.tmp"]
 EXIT_USAGE, EXIT_INVALID, EXIT_AUTH, EXIT_NETWORK, EXIT_UPLOAD = 2, 4, 5, 6, 7
@@ -69,7 +70,7 @@ def push(
     revision: str | None = None,
     create_pr: bool = False,
     dry_run: bool = False,
-    determinism_sample: int = 50,
+    fidelity_sample: int = FIDELITY_SAMPLE,
 ) -> str:
     """Validate, render and upload; return the dataset URL (a dry run prints the plan and returns it)."""
     from builder.validate import validate
@@ -82,7 +83,7 @@ def push(
     if not dry_run and not token:
         raise PushError("no Hugging Face token: set HF_TOKEN or run `hf auth login`", EXIT_AUTH)
     try:
-        report = validate(folder, determinism_sample=determinism_sample)
+        report = validate(folder, fidelity_sample=fidelity_sample)
     except UsageError as exc:
         raise PushError(f"cannot validate {folder}: {exc}", EXIT_USAGE) from exc
     except CorruptShard as exc:

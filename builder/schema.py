@@ -35,7 +35,17 @@ FIELDS: dict[str, tuple[object, str]] = {
     "pass": (_S, "forward or backward (adjoint)."),
     "ir": (_S, "The function Warp emitted for this target and pass (the training target)."),
     "entry_point": (_S, 'Symbol to launch: the __global__ kernel (CUDA) or the extern "C" wrapper (CPU).'),
-    "module_source": (_S, "Full translation unit Warp generated for the kernel's module (compiles as is)."),
+    "module_source": (
+        _S,
+        "Full translation unit Warp generated for the kernel's module, as Module.load (CPU) or"
+        " compile_aot_module (CUDA) writes it: every kernel with its adjoint, so both CUDA passes of a program"
+        " share it (compiles as is).",
+    ),
+    "module_options": (
+        _S,
+        "JSON: the module options the code was generated with, resolved by Warp as Module.load resolves them"
+        " (default_grid_stride, block_dim, mode, enable_backward, output_arch, the MathDx switches, ...).",
+    ),
     "arg_names": (datasets.Sequence(_S), "Kernel argument names in signature order."),
     "arg_types": (datasets.Sequence(_S), "Warp types of the arguments, e.g. array(dtype=vec3, ndim=1)."),
     "arg_roles": (
@@ -67,7 +77,12 @@ FIELDS: dict[str, tuple[object, str]] = {
     "verify": (_S, "Verification level the row was built with: none, compile or execute."),
     "compiled": (_B, "The row's module compiled for its target (NVRTC sm_90 PTX, or Warp's CPU compiler)."),
     "compile_target": (_S, "sm_90 or cpu."),
-    "toolchain": (_S, "Compilers used, e.g. warp=1.19.0;nvrtc=13.0."),
+    "toolchain": (
+        _S,
+        "JSON: what produced the code: warp-lang version and build commit (null when the wheel records none),"
+        ' then NVRTC version and CUDA arch (CUDA rows) or Warp\'s CPU compiler (CPU rows), e.g. {"cuda_arch":'
+        ' "sm_90", "nvrtc": "13.4", "warp": "1.19.0", "warp_git_commit": null}.',
+    ),
     "ptx": (_S, "PTX of this row's entry point only: this pass, this kernel (CUDA rows; null for CPU rows)."),
     "ptx_instructions": (_I32, "PTX instructions in that entry point."),
     "ptx_registers": (_I32, "PTX virtual registers declared in that entry point (not physical registers)."),

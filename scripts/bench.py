@@ -45,13 +45,13 @@ def with_rows(programs, config: str) -> list:
 
 def bare_floor(programs, config: str) -> tuple[float, int]:
     """Seconds for Warp's build + codegen of the programs' ``config`` units, and how many there were."""
-    target, pass_, _ = TARGETS[config]
+    target = TARGETS[config][0]
     programs = with_rows(programs, config)
 
     def run():
         for k, p in enumerate(programs):
             module, _ = codegen.load_sources([("bench", p.source)], f"bench_floor_{k}")
-            codegen._builder(module, pass_ == "backward", target, p.block_dim).codegen(target)
+            codegen._generate(module, target, p.block_dim)
             codegen.release(module)
 
     return timed(run)[0], len(programs)
@@ -92,8 +92,7 @@ def compile_floor(programs, config: str) -> tuple[float, int]:
     def run():
         items = [verify.Item("bench", p, u.tu, k) for k, (p, u) in enumerate(zip(programs, units))]
         if config != "cpu":
-            suffixes = ("_cuda_kernel_forward",) + (("_cuda_kernel_backward",) if config == "cuda-backward" else ())
-            verify.compile_cuda(items, suffixes, 16)
+            verify.compile_cuda(items, 16)
         verify.execute_cpu(items, 16)
 
     return timed(run)[0], len(programs)

@@ -38,7 +38,9 @@ def test_emit_returns_hash_free_functions_and_full_units():
     )
     assert f"void {cpu.entry}(" in cpu.tu
     assert fwd.ir in fwd.tu and bwd.ir in bwd.tu and cpu.ir in cpu.tu
-    assert "_cuda_kernel_backward" not in fwd.tu
+    # one unit per target, as Warp writes it for a user: both CUDA passes share it, the CPU unit has adjoints
+    assert fwd.tu == bwd.tu and "scale_bodies_cpu_kernel_backward(" in cpu.tu
+    assert fwd.options["default_grid_stride"] is True and "for (size_t _idx = " in fwd.ir
     # no machine-specific paths leak into the published translation units
     assert "site-packages" not in bwd.tu + cpu.tu
 

@@ -23,7 +23,7 @@ def _push(args: list[str]) -> int:
 
 
 def test_dry_run_lists_planned_files(folder, capsys):
-    rc = _push(["--repo-id", "someone/warp_cuda_ir", "--folder", str(folder), "--dry-run", "--determinism-sample", "3"])
+    rc = _push(["--repo-id", "someone/warp_cuda_ir", "--folder", str(folder), "--dry-run", "--fidelity-sample", "3"])
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "README.md" in out and "cuda-forward/train-00000-of-00002.parquet" in out
@@ -47,7 +47,7 @@ def test_refuses_corrupted_folder(copy, capsys, monkeypatch):
     called = []
     monkeypatch.setattr("huggingface_hub.HfApi.upload_folder", lambda *a, **k: called.append(1))
     monkeypatch.setenv("HF_TOKEN", "hf_dummy")
-    rc = _push(["--repo-id", "someone/x", "--folder", str(copy), "--determinism-sample", "0"])
+    rc = _push(["--repo-id", "someone/x", "--folder", str(copy), "--fidelity-sample", "0"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == P.EXIT_INVALID and not called
     assert len(err) == 1 and "refusing to push" in err[0] and "unique_ids" in err[0]
@@ -75,7 +75,7 @@ def test_upload_calls_are_wired(folder, capsys, monkeypatch):
     monkeypatch.setattr("huggingface_hub.HfApi.create_repo", fake("create_repo"))
     monkeypatch.setattr("huggingface_hub.HfApi.upload_folder", fake("upload_folder"))
     rc = _push(
-        ["--repo-id", "someone/x", "--folder", str(folder), "--private", "--create-pr", "--determinism-sample", "0"]
+        ["--repo-id", "someone/x", "--folder", str(folder), "--private", "--create-pr", "--fidelity-sample", "0"]
     )
     assert rc == 0, capsys.readouterr().err
     assert calls["create_repo"][1] == {"repo_type": "dataset", "private": True, "exist_ok": True}
@@ -89,7 +89,7 @@ def test_unreachable_endpoint_and_bad_repo_id(folder, capsys, monkeypatch):
 
     monkeypatch.setenv("HF_TOKEN", "hf_dummy")
     monkeypatch.setattr("huggingface_hub.HfApi.create_repo", boom)
-    rc = _push(["--repo-id", "someone/x", "--folder", str(folder), "--determinism-sample", "0"])
+    rc = _push(["--repo-id", "someone/x", "--folder", str(folder), "--fidelity-sample", "0"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == P.EXIT_NETWORK and len(err) == 1 and "cannot reach" in err[0]
     assert _push(["--repo-id", "not a repo", "--folder", str(folder), "--dry-run"]) == 2

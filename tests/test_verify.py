@@ -40,7 +40,7 @@ def test_failing_batch_is_bisected_to_the_bad_row():
     broken = items[2]
     broken.tu = broken.tu.replace("builtin_tid1d()", "undefined_tid()").replace("builtin_tid2d(", "undefined_tid(")
     broken.tu = broken.tu.replace("builtin_tid3d(", "undefined_tid(")
-    verify.compile_cuda(items, ("_cuda_kernel_forward",), batch_size=4)
+    verify.compile_cuda(items, batch_size=4)
     assert [it.evidence.compiled for it in items] == [True, True, False, True]
     assert "nvrtc" in broken.evidence.error
 
@@ -226,9 +226,9 @@ def test_tile_units_built_for_their_block_dim_compile_beside_others():
         if p.block_dim:
             assert f"#define WP_TILE_BLOCK_DIM {p.block_dim}\n" in tu
         items.append(verify.Item(f"p{i}", p, tu, i))
-    verify.compile_cuda(items, ("_cuda_kernel_forward",), batch_size=16)
+    verify.compile_cuda(items, batch_size=16)
     assert [it.evidence.error for it in items if not it.evidence.compiled] == []
-    assert all(it.evidence.ptx for it in items)
+    assert all(it.evidence.pass_ptx.get("forward") for it in items)
 
 
 def test_tile_rows_record_the_block_dim_their_units_are_built_for():

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from builder.errors import PushError
+from builder.validate.fidelity import FIDELITY_SAMPLE
 
 NAME = "push"
 HELP = "validate a built folder and upload it to the Hugging Face Hub (--dry-run: list the upload)"
@@ -24,7 +25,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--revision", default=None, help="branch to push to (default: main)")
     p.add_argument("--create-pr", action="store_true", help="open a pull request instead of committing")
     p.add_argument("--dry-run", action="store_true", help="validate and list the upload; no network calls")
-    p.add_argument("--determinism-sample", type=int, default=50, help="rows validate regenerates (0 skips)")
+    p.add_argument(
+        "--fidelity-sample",
+        "--determinism-sample",  # its name before validate regenerated every row
+        dest="fidelity_sample",
+        type=int,
+        default=FIDELITY_SAMPLE,
+        help=f"rows validate puts through Warp's public pipeline (default {FIDELITY_SAMPLE}; 0 skips)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             revision=args.revision,
             create_pr=args.create_pr,
             dry_run=args.dry_run,
-            determinism_sample=args.determinism_sample,
+            fidelity_sample=args.fidelity_sample,
         )
     except PushError as exc:
         print(f"warp-cuda-ir push: error: {exc}", file=sys.stderr)

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from builder.errors import CorruptShard, UsageError
+from builder.validate.fidelity import FIDELITY_SAMPLE
 
 NAME = "validate"
 HELP = "check a built folder or Hub repo: schema, ids, duplicates, evidence, regeneration, card"
@@ -22,7 +23,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("source", help="dataset folder or Hub repo id (ORG/NAME)")
     p.add_argument("--config", default=None, help="validate only this config")
     p.add_argument("--json", default=None, help="write the full report here")
-    p.add_argument("--determinism-sample", type=int, default=50, help="rows to regenerate (0 skips)")
+    p.add_argument(
+        "--fidelity-sample",
+        "--determinism-sample",  # its name before every row was regenerated; kept so scripts keep working
+        dest="fidelity_sample",
+        type=int,
+        default=FIDELITY_SAMPLE,
+        help=f"rows put through Warp's public pipeline and compared with it (default {FIDELITY_SAMPLE}; 0 skips)."
+        " Every generated row is regenerated whatever this is",
+    )
     p.add_argument("--seed-for-sampling", type=int, default=0, help="which rows are regenerated")
 
 
@@ -31,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
     os.environ.setdefault("HF_DATASETS_OFFLINE", os.environ.get("HF_HUB_OFFLINE", "0"))
     try:
-        report = validate(args.source, args.config, args.determinism_sample, args.seed_for_sampling)
+        report = validate(args.source, args.config, args.fidelity_sample, args.seed_for_sampling)
     except UsageError as exc:
         print(f"warp-cuda-ir validate: error: {exc}", file=sys.stderr)
         return 2

@@ -76,6 +76,7 @@ def base_record(
         "ir": ir,
         "entry_point": unit.entry,
         "module_source": unit.tu,
+        "module_options": codegen.options_json(unit.options),
         "arg_names": [a.name for a in program.args],
         "arg_types": program.arg_type_strings(),
         "arg_roles": program.arg_roles(),
@@ -97,9 +98,8 @@ def base_record(
 
 
 def _evidence_fields(ev: verify.Evidence, target: str) -> dict:
-    tc = codegen.toolchain()
     fields = {k: getattr(ev, k) for k in (*verify.COMPILE_FIELDS, *verify.EXEC_FIELDS)}
-    fields["toolchain"] = f"warp={tc['warp']};" + (f"nvrtc={tc['nvrtc']}" if target == "cuda" else "cpu=warp-clang")
+    fields["toolchain"] = codegen.toolchain_json(target)
     return fields
 
 

@@ -84,9 +84,11 @@ class Summary:
         ]
 
 
-def record(mod: ShippedModule, kernel, config: str, unit: tuple[str, str, str], verify: str, warp_version: str) -> dict:
+def record(
+    mod: ShippedModule, kernel, config: str, unit: tuple[str, str, str, str], verify: str, warp_version: str
+) -> dict:
     """A row (without its compile evidence) for one kernel result of ``real_import`` and one config."""
-    tu, ir, entry = unit
+    tu, ir, entry, options = unit
     target, pass_, _ = TARGETS[config]
     return {
         "id": f"real/test/{mod.name}:{kernel.key}{kernel.signature}/{config}",
@@ -100,6 +102,7 @@ def record(mod: ShippedModule, kernel, config: str, unit: tuple[str, str, str], 
         "ir": ir,
         "entry_point": entry,
         "module_source": tu,
+        "module_options": options,
         "arg_names": kernel.arg_names,
         "arg_types": kernel.arg_types,
         "builtins": builtins(kernel.python_source),
@@ -132,7 +135,7 @@ def rows(opts: RealOptions, summary: Summary | None = None) -> Iterator[dict]:
         mods = [m for m in mods if m.source != source or _nth(mods, m, source) % k == 0]
     if opts.only_modules is not None:
         mods = [m for m in mods if m.name in opts.only_modules]
-    tc = codegen.toolchain()
+    tc = {"warp": codegen.toolchain()["warp"], **{t: codegen.toolchain_json(t) for t in ("cuda", "cpu")}}
     names = list(features("real"))
     seen: set[str] = set()
     pending: list[tuple[ShippedModule, object]] = []
@@ -206,7 +209,7 @@ def _finish(pending, opts: RealOptions, tc: dict, names: list[str], seen: set[st
                 continue
             rec["compiled"] = True
             rec["compile_target"] = f"sm_{codegen_arch()}" if cuda else "cpu"
-            rec["toolchain"] = f"warp={tc['warp']};" + (f"nvrtc={tc['nvrtc']}" if cuda else "cpu=warp-clang")
+            rec["toolchain"] = tc[rec["target"]]
             if cuda:
                 rec["ptx"], rec["ptx_instructions"], rec["ptx_registers"] = (
                     job.ptx,

@@ -3,7 +3,8 @@
 ``validate(source)`` runs every check and returns a ``Report``. The checks, by theme: ``shards`` (every shard
 the folder lists is there), ``schema``, ``rows`` (single rows: text, placement, IR function, hashes), ``ids``
 (unique ids, exact duplicates), ``near_duplicates`` (MinHash), ``evidence`` (categories, builtins,
-verification), ``regenerate`` (rows regenerate byte for byte), ``decontam`` (the real config shares no program
+verification), ``regenerate`` (every row regenerates byte for byte), ``fidelity`` (a sample equals what Warp's
+public pipeline writes), ``decontam`` (the real config shares no program
 with the generated ones) and ``card``. The ``real`` config (shipped kernels) gets the checks that apply to rows
 without a seed or index: schema, text, placement, unique ids, IR function, hashes, builtins, compile evidence.
 """
@@ -19,6 +20,7 @@ from builder.validate.base import Check, Result
 from builder.validate.card import Card
 from builder.validate.decontam import Decontamination
 from builder.validate.evidence import BuiltinCoverage, CategoryBalance, Verification
+from builder.validate.fidelity import FIDELITY_SAMPLE, Fidelity
 from builder.validate.ids import DuplicatesAcrossSplits, DuplicatesWithinSplit, UniqueIds
 from builder.validate.liveness import Live
 from builder.validate.load import load
@@ -53,9 +55,12 @@ def config_checks(config: str = "cuda-forward") -> list[Check]:
 
 
 def validate(
-    source: str | Path, config: str | None = None, determinism_sample: int = 50, seed_for_sampling: int = 0
+    source: str | Path, config: str | None = None, fidelity_sample: int = FIDELITY_SAMPLE, seed_for_sampling: int = 0
 ) -> Report:
     """Run every check on a folder or Hub repo id.
+
+    Every generated row is regenerated (``determinism``); ``fidelity_sample`` rows, drawn with
+    ``seed_for_sampling``, are put through Warp's public pipeline (``fidelity``; 0 skips it).
 
     Raises ``UsageError`` for a source or option it cannot use and ``CorruptShard`` for an unreadable shard.
     """
@@ -63,8 +68,8 @@ def validate(
     source = str(source)
     if config is not None and config not in CONFIGS:
         raise UsageError(f"unknown config {config!r}; valid: {', '.join(CONFIGS)}")
-    if determinism_sample < 0:
-        raise UsageError(f"--determinism-sample must be >= 0, got {determinism_sample}")
+    if fidelity_sample < 0:
+        raise UsageError(f"--fidelity-sample must be >= 0, got {fidelity_sample}")
     data = load(source, config)
     results: list[Result] = []
     if data.folder is not None:
@@ -81,9 +86,10 @@ def validate(
         results += [check.run(cfg, splits) for check in config_checks(cfg)]
     generated = _generated(complete)
     if generated or "real" not in complete:
-        results.append(Determinism(determinism_sample, seed_for_sampling).run(generated))
+        results.append(Determinism().run(generated))
     else:
         results.append(Result("determinism", "", "skip", "only the real config: shipped kernels have no seed"))
+    results.append(Fidelity(fidelity_sample, seed_for_sampling).run(complete))
     if "real" in complete:
         results.append(Decontamination().run(complete))
     if data.folder is not None:

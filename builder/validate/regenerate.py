@@ -1,8 +1,14 @@
-"""Sampled rows regenerate byte for byte from their (seed, split, index): the dataset's reproducibility claim."""
+"""Every row regenerates byte for byte from its (seed, split, index): the dataset's reproducibility claim.
+
+Drawing a program and generating its code are fast (hundreds of programs a second), so every row is
+regenerated, not a sample: a forged row whose hashes, card and manifest were all updated to match still differs
+from what its coordinates give. Each program is drawn and emitted once for all the configs that hold it, and
+only one program's units are held at a time. (The costly evidence, compiling and running, is not redone here.)
+"""
 
 from __future__ import annotations
 
-import random
+from collections import defaultdict
 
 import pyarrow as pa
 
@@ -10,7 +16,7 @@ from builder.layout import infer_categories
 from builder.schema import TARGETS
 from builder.validate.base import MAX_OFFENDERS, Result, concat
 
-COLUMNS = ["id", "seed", "index", "pass", "kernel_name", "normalized_sha256", "entry_point"]
+COLUMNS = ["id", "seed", "index", "pass", "kernel_name", "normalized_sha256", "entry_point", "module_options"]
 TEXT = ["python_source", "ir", "module_source"]
 EMITTED = ("cuda-forward", "cuda-backward", "cpu")
 
@@ -18,54 +24,62 @@ EMITTED = ("cuda-forward", "cuda-backward", "cpu")
 class Determinism:
     name = "determinism"
 
-    def __init__(self, sample: int, seed: int):
-        self.sample, self.seed = sample, seed
-        self._emitted: dict[tuple, tuple] = {}  # one draw and emit per program, shared by its configs
-
     def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
-        if self.sample <= 0:
-            return Result(self.name, "", "skip", "--determinism-sample 0")
-        cycles, population = {}, []
+        # (seed, split, index, category cycle) -> the rows of every config that hold that program
+        programs: dict[tuple, list[tuple[str, str, int]]] = defaultdict(list)
         for cfg, splits in tables.items():
             t = concat(splits, ["index", "category"])
-            cycles[cfg] = infer_categories(t.column("index").to_pylist(), t.column("category").to_pylist())
-            population += [(cfg, split, i) for split, st in splits.items() for i in range(st.num_rows)]
-        picks = random.Random(self.seed).sample(population, min(self.sample, len(population)))
-        mismatches, details = [], []
-        for cfg, split, i in picks:
-            row = tables[cfg][split].slice(i, 1).select(COLUMNS + TEXT).to_pylist()[0]
-            diff = self._differences(cfg, split, row, cycles[cfg])
-            if diff:
-                mismatches.append(row["id"])
-                details.append(f"{row['id']}: {diff}")
+            cycle = infer_categories(t.column("index").to_pylist(), t.column("category").to_pylist())
+            for split, st in splits.items():
+                coords = st.select(["seed", "index"]).to_pylist()
+                for i, c in enumerate(coords):
+                    programs[c["seed"], split, c["index"], cycle].append((cfg, split, i))
+        if not programs:
+            return Result(self.name, "", "skip", "no generated rows")
+        mismatches, details, rows = [], [], 0
+        for key in sorted(programs):
+            regenerated = self._regenerate(*key)
+            for cfg, split, i in programs[key]:
+                rows += 1
+                row = tables[cfg][split].slice(i, 1).select(COLUMNS + TEXT).to_pylist()[0]
+                diff = self._differences(cfg, row, regenerated)
+                if diff:
+                    mismatches.append(row["id"])
+                    details.append(f"{row['id']}: {diff}")
         if mismatches:
-            message = f"{len(mismatches)}/{len(picks)} regenerated rows differ ({'; '.join(details[:3])})"
+            message = f"{len(mismatches)}/{rows} rows differ from their regeneration ({'; '.join(details[:3])})"
             return Result(self.name, "", "fail", message, len(mismatches), mismatches[:MAX_OFFENDERS])
-        message = f"{len(picks)} sampled rows regenerate byte for byte (python_source, ir, module_source)"
-        return Result(self.name, "", "pass", message, len(picks))
+        message = f"all {rows} rows regenerate byte for byte (python_source, ir, module_source, module_options)"
+        return Result(self.name, "", "pass", message, rows)
 
-    def _differences(self, cfg: str, split: str, row: dict, cycle: tuple[str, ...]) -> str:
+    @staticmethod
+    def _differences(cfg: str, row: dict, regenerated: tuple | str) -> str:
         """Comma-separated columns that differ from a fresh draw, or the error that stopped the draw."""
-        try:
-            program, nsha, emitted = self._regenerate(row["seed"], split, row["index"], cycle)
-        except Exception as exc:  # noqa: BLE001 - a row that cannot be regenerated is a failure, not a crash
-            return type(exc).__name__
-        unit = emitted[cfg if cfg in TARGETS else f"cuda-{row['pass']}"]
+        if isinstance(regenerated, str):
+            return regenerated
+        program, nsha, emitted = regenerated
+        from builder.warp_backend import codegen
+
+        unit = emitted.get(cfg if cfg in TARGETS else f"cuda-{row['pass']}")
+        if unit is None:
+            return "no such row for this program"
         want = {
             "python_source": program.source,
             "ir": unit.ir,
             "module_source": unit.tu,
+            "module_options": codegen.options_json(unit.options),
             "entry_point": unit.entry,
             "normalized_sha256": nsha,
         }
         return ",".join(name for name, value in want.items() if row[name] != value)
 
-    def _regenerate(self, seed: int, split: str, index: int, cycle: tuple[str, ...]) -> tuple:
-        key = (seed, split, index, cycle)
-        if key not in self._emitted:
-            from builder.dataset.records import emitted_configs, sample
-            from builder.warp_backend import codegen
+    @staticmethod
+    def _regenerate(seed: int, split: str, index: int, cycle: tuple[str, ...]) -> tuple | str:
+        """(program, normalized sha256, units) of row (seed, split, index), or why it could not be drawn."""
+        from builder.dataset.records import emitted_configs, sample  # loads Warp: only when a folder is checked
+        from builder.warp_backend import codegen
 
+        try:
             drawn = sample(seed, split, index, cycle)
             label = f"seed={seed} split={split} index={index}"
             emitted = codegen.emit(
@@ -75,5 +89,6 @@ class Determinism:
                 emitted_configs(drawn.program, EMITTED),
                 block_dim=drawn.program.block_dim,
             )
-            self._emitted[key] = (drawn.program, drawn.normalized_sha256, emitted)
-        return self._emitted[key]
+        except Exception as exc:  # noqa: BLE001 - a row that cannot be regenerated is a failure, not a crash
+            return type(exc).__name__
+        return drawn.program, drawn.normalized_sha256, emitted

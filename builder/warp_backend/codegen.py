@@ -12,6 +12,9 @@ whose ``__name__`` is a private Warp module.
 from __future__ import annotations
 
 import atexit
+import contextlib
+import enum
+import json
 import linecache
 import os
 import re
@@ -19,6 +22,7 @@ import shutil
 import sys
 import tempfile
 import types
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,9 +35,9 @@ from builder.schema import TARGETS
 
 # strip_hash makes emitted names predictable (NAME_cuda_kernel_forward);
 # a generic CPU target makes CPU results identical across host CPUs.
-MODULE_OPTIONS = {"strip_hash": True, "cpu_compiler_flags": "", "enable_backward": True}
+# Every other option is left at Warp's default and resolved by Warp (``resolved_options``).
+MODULE_OPTIONS = {"strip_hash": True, "cpu_compiler_flags": ""}
 CUDA_ARCH = 90
-MATHDX_OPTIONS = ("enable_mathdx_gemm", "enable_mathdx_solver", "enable_mathdx_fft")
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,7 @@ class Unit:
     tu: str  # the full translation unit of the kernel's module
     ir: str  # the config's function: __global__ forward/backward kernel, or the CPU forward kernel
     entry: str  # symbol to launch: the __global__ kernel, or the extern "C" CPU wrapper
+    options: dict  # the resolved module options Warp generated the unit with (``resolved_options``)
 
 
 def _unit_spec(config: str) -> tuple[str, bool, str, str]:
@@ -90,15 +95,52 @@ def init() -> str:
     return _initialised_cache
 
 
-def toolchain() -> dict[str, str]:
+def toolchain() -> dict[str, str | None]:
+    """Versions of what produced and compiled the code: warp-lang (and the git commit its build records, when
+    it records one), Warp's bundled NVRTC and the CUDA architecture it compiles for, Warp's CPU compiler."""
     init()
-    nvrtc = ""
+    rt = _ctx.runtime
+    nvrtc = getattr(rt, "toolkit_version", None)
+    return {
+        "warp": wp.__version__,
+        "warp_git_commit": getattr(wp.config, "_git_commit_hash", None),
+        "nvrtc": f"{nvrtc[0]}.{nvrtc[1]}" if nvrtc else None,
+        "cuda_arch": f"sm_{CUDA_ARCH}",
+        "cpu_compiler": f"warp-clang {rt.get_warp_clang_version()} (LLVM {rt.get_llvm_version()})",
+    }
+
+
+def toolchain_json(target: str) -> str:
+    """The ``toolchain`` column of a ``target`` row: what ``toolchain`` reports for that target, as JSON."""
+    tc = toolchain()
+    drop = ("cpu_compiler",) if target == "cuda" else ("nvrtc", "cuda_arch")
+    return json.dumps({k: v for k, v in tc.items() if k not in drop}, sort_keys=True)
+
+
+def options_json(options: dict) -> str:
+    """The ``module_options`` column: resolved module options as JSON, keys sorted (enums by name)."""
+    plain = {k: v.name if isinstance(v, enum.Enum) else v for k, v in options.items()}
+    return json.dumps(plain, sort_keys=True, default=str)
+
+
+# The file a row's program is saved as. Warp prints the path of a function's file in some emitted comments
+# (a generic function's instances: ``// PATH:0``); a row names the bare file, never a directory.
+SOURCE_FILE = "kernel.py"
+
+
+@contextlib.contextmanager
+def _source_file(source: str) -> Iterator[None]:
+    """Serve ``source`` as ``SOURCE_FILE`` while Warp reads it.
+
+    ``@wp.kernel`` reads a function's text through ``inspect.getsource`` (which reads ``linecache``) when it is
+    defined, and a generic function's instances ask ``inspect.getsourcefile`` for its file when code is
+    generated, which names a file only while ``linecache`` knows it (else Warp writes ``unknown source file``).
+    """
+    linecache.cache[SOURCE_FILE] = (len(source), None, source.splitlines(True), SOURCE_FILE)
     try:
-        v = _ctx.runtime.toolkit_version
-        nvrtc = f"{v[0]}.{v[1]}" if v else ""
-    except Exception:  # noqa: BLE001 - older runtimes lack the attribute; the field is informational
-        nvrtc = ""
-    return {"warp": wp.__version__, "nvrtc": nvrtc}
+        yield
+    finally:
+        linecache.cache.pop(SOURCE_FILE, None)
 
 
 def load_sources(sources: list[tuple[str, str]], module_name: str) -> tuple[_ctx.Module, list[dict]]:
@@ -106,25 +148,22 @@ def load_sources(sources: list[tuple[str, str]], module_name: str) -> tuple[_ctx
     init()
     namespaces = []
     for label, source in sources:
-        # The file name is printed in the emitted C++ comments, so it must not depend on the row or module.
-        filename = "kernel.py"
         # Warp numbers @wp.func symbols with a process-wide counter per name (falloff_0, falloff_1, ...);
         # restart it for this program's functions so the emitted code does not depend on build order.
         # A function defined in a class body has a key naming the class (Mesh.find -> Mesh___find).
         for name in re.findall(r"@wp\.func\s*\n[ \t]*def\s+(\w+)", source):
             for key in [k for k in _ctx.function_key_counts if k == name or k.endswith(f"__{name}")]:
                 _ctx.function_key_counts.pop(key, None)
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         # Struct annotations are resolved through sys.modules[cls.__module__], so the
         # namespace must be a registered module while its source runs.
         pymod = types.ModuleType(module_name)
         sys.modules[module_name] = pymod
         try:
-            exec(compile(source, filename, "exec"), pymod.__dict__)
+            with _source_file(source):
+                exec(compile(source, SOURCE_FILE, "exec"), pymod.__dict__)
         except Exception as exc:  # noqa: BLE001 - re-raised with the row's coordinates
             raise WarpRejected(label, kernel_in(source), f"{type(exc).__name__}: {exc}") from exc
         finally:
-            linecache.cache.pop(filename, None)
             sys.modules.pop(module_name, None)
         namespaces.append(pymod.__dict__)
     module = _ctx.get_module(module_name)
@@ -161,20 +200,25 @@ def launch_block_dim(target: str, block_dim: int | None, options: dict) -> int:
     return block_dim or options.get("block_dim") or 256
 
 
-def _builder(module: _ctx.Module, backward: bool, target: str = "cuda", block_dim: int | None = None):
-    """Warp's builder for ``target``, with the ``output_arch`` ``Module.load`` gives it (None on the CPU).
+def resolved_options(module: _ctx.Module, target: str, block_dim: int | None = None) -> dict:
+    """The options Warp generates ``module``'s code for ``target`` with, resolved by Warp itself.
 
-    The tile builtins that can call libmathdx (``tile_matmul``, ``tile_fft``, the solvers) choose between it
-    and their scalar code by ``output_arch`` and the module's ``enable_mathdx_*`` options.
+    ``Module.load`` and ``compile_aot_module`` hash the module for the launch's block_dim first, which resolves
+    every option left at ``None`` from ``wp.config`` (``default_grid_stride``, ``mode``, the MathDx switches...)
+    and each kernel's grid-stride launch; ``_compile`` then adds the ``output_arch`` (None on the CPU). The same
+    calls are made here, so a row's code is what a user's load of the module writes, whatever Warp resolves.
     """
-    options = dict(module.options)
-    options["block_dim"] = launch_block_dim(target, block_dim, options)
-    # an enable_mathdx_* option left at None takes wp.config's value when Module.load resolves it
-    resolved = module.resolve_options(wp.config)
-    options.update({k: resolved[k] for k in MATHDX_OPTIONS})
-    options["enable_backward"] = backward
-    options["output_arch"] = CUDA_ARCH if target == "cuda" else None
-    return _ctx.ModuleBuilder(module, options, target=target)
+    bd = launch_block_dim(target, block_dim, module.options)
+    module.get_module_hash(bd)
+    return module.resolved_options[bd] | {"output_arch": CUDA_ARCH if target == "cuda" else None}
+
+
+def _generate(module: _ctx.Module, target: str, block_dim: int | None) -> tuple[str, dict]:
+    """(Warp's translation unit of ``module`` for ``target``, the resolved options it was generated with)."""
+    options = resolved_options(module, target, block_dim)
+    # Module._compile's own code-generation step, so nothing between the options and the text differs from it
+    source = module._run_codegen(options, target == "cpu")[0]
+    return _portable(source), options
 
 
 def emit(
@@ -191,11 +235,9 @@ def emit(
     that kernel (by name; a generic kernel's first overload) is built, as ``emit_kernel`` does. ``block_dim``
     is the one the kernel is launched with (``launch_block_dim``).
 
-    Each Warp build (a target, with or without adjoints) is done at most once, per target as ``Module.load``
-    does it, since the target's ``output_arch`` decides what the libmathdx-capable tile builtins emit. Building
-    with adjoints marks the module's functions as used by a backward kernel, which changes what a forward-only
-    build emits for them; so every forward-only unit is generated first, and each unit is the same whether it
-    is emitted alone or with others.
+    Each target's unit is generated once, as ``Module.load`` (CPU) and ``compile_aot_module`` (CUDA) generate
+    it for a user: with the adjoints of every kernel that has one, so ``cuda-forward`` and ``cuda-backward``
+    rows of a program share one unit and differ only in the function their ``ir`` holds.
     """
     module, namespaces = load_sources([(label, source)], module_name)
     if kernel is not None:
@@ -205,20 +247,20 @@ def emit(
         finally:
             release(module)
     kernel = kernel_in(source)
-    builders: dict[tuple[bool, str], _ctx.ModuleBuilder] = {}
-    units = {}
+    units, tus = {}, {}
     try:
-        for config in sorted(configs, key=lambda c: _unit_spec(c)[1]):
-            target, backward, ir_suffix, entry_suffix = _unit_spec(config)
-            if (backward, target) not in builders:
-                builders[backward, target] = _builder(module, backward, target, block_dim)
-            tu = _portable(builders[backward, target].codegen(target))
-            units[config] = Unit(tu, function(tu, kernel + ir_suffix), kernel + entry_suffix)
+        with _source_file(source):
+            for config in configs:
+                target, _, ir_suffix, entry_suffix = _unit_spec(config)
+                if target not in tus:
+                    tus[target] = _generate(module, target, block_dim)
+                tu, options = tus[target]
+                units[config] = Unit(tu, function(tu, kernel + ir_suffix), kernel + entry_suffix, options)
     except Exception as exc:  # noqa: BLE001 - Warp raises many types; all mean "generator bug"
         raise WarpRejected(label, kernel, f"{type(exc).__name__}: {exc}") from exc
     finally:
         release(module)
-    return {c: units[c] for c in configs}
+    return units
 
 
 def _named_kernel(namespace: dict, name: str, label: str) -> _ctx.Kernel:
@@ -253,15 +295,14 @@ def emit_kernel(
     configs: tuple[str, ...] = tuple(TARGETS),
     *,
     block_dim: int | None = None,
-    output_arch: int = CUDA_ARCH,
 ) -> dict[str, Unit]:
     """Generate ``configs``' units for one concrete kernel object, alone in its translation unit.
 
     The kernel may live in any module (an imported one included): only it, the functions and structs it
     reaches, and its module's options (``block_dim`` for tile kernels unless given) go into the unit, hashed as
-    a module of its own. Names are emitted without hash suffixes. A ``cuda-backward`` unit is refused when
-    ``enable_backward`` is off for the kernel (``backward_enabled``). ``output_arch`` is the CUDA architecture
-    tile code is specialised for; CPU units are built without one, as Warp does.
+    a module of its own would be, with its options resolved as ``resolved_options`` does. Names are emitted
+    without hash suffixes. A ``cuda-backward`` unit is refused when ``enable_backward`` is off for the kernel
+    (``backward_enabled``).
     """
     init()
     if kernel.is_generic:
@@ -271,26 +312,27 @@ def emit_kernel(
     module = kernel.module
     saved = module.options.get("strip_hash")
     module.options["strip_hash"] = True  # emitted names: KEY_cuda_kernel_forward, no content hash
-    base = dict(module.options)
-    units = {}
+    units, tus = {}, {}
     try:
-        for config in sorted(configs, key=lambda c: _unit_spec(c)[1]):
-            target, backward, ir_suffix, entry_suffix = _unit_spec(config)
-            options = base | {
-                "enable_backward": backward,
-                "output_arch": output_arch if target == "cuda" else None,
-                "block_dim": launch_block_dim(target, block_dim, base),
-            }
-            builder = _ctx.ModuleBuilder(module, options, hasher=_ctx.ModuleHasher([kernel], options), target=target)
-            tu = _portable(builder.codegen(target))
+        for config in configs:
+            target, _, ir_suffix, entry_suffix = _unit_spec(config)
+            if target not in tus:
+                bd = launch_block_dim(target, block_dim, module.options)
+                options = module.resolve_options(wp.config, block_dim=bd) | {
+                    "output_arch": CUDA_ARCH if target == "cuda" else None
+                }
+                hasher = _ctx.ModuleHasher([kernel], options)
+                builder = _ctx.ModuleBuilder(module, options, hasher=hasher, target=target)
+                tus[target] = (_portable(builder.codegen(target)), options)
+            tu, options = tus[target]
             name = kernel.get_mangled_name()
-            units[config] = Unit(tu, function(tu, name + ir_suffix), name + entry_suffix)
+            units[config] = Unit(tu, function(tu, name + ir_suffix), name + entry_suffix, options)
     except Exception as exc:  # noqa: BLE001 - Warp raises many types; the caller counts them by reason
         raise WarpRejected(label, kernel.key, f"{type(exc).__name__}: {exc}") from exc
     finally:
         module.options["strip_hash"] = saved  # the module is the caller's: leave its options as they were
         kernel.hash = None  # forget the hash-free name, so the module's own builds name it as usual
-    return {c: units[c] for c in configs}
+    return units
 
 
 def function(tu: str, symbol: str) -> str:
@@ -334,7 +376,7 @@ def split_tu(tu: str, target: str) -> tuple[str, str]:
         for name in ("__wcir_ref_a", "__wcir_ref_b"):
             module, _ = load_sources([("reference", _REFERENCE.replace("__wcir_reference", name))], name)
             try:
-                refs.append(_builder(module, True, target).codegen(target).splitlines(True))
+                refs.append(_generate(module, target, None)[0].splitlines(True))
             finally:
                 release(module)
         n = _common_prefix(*refs)

@@ -189,7 +189,7 @@ def _one_kernel(mod: ShippedModule, text: str, kernel, configs: tuple[str, ...],
             label = f"{mod.name}:{kernel.key}{sig}"
             try:
                 u = codegen.emit_kernel(label, inst, (config,), block_dim=block_dim)[config]
-                res.units[config] = (u.tu, u.ir, u.entry)
+                res.units[config] = (u.tu, u.ir, u.entry, codegen.options_json(u.options))
             except WarpRejected as exc:
                 res.skipped[config] = emit_reason(exc.message)
         out.append(res)

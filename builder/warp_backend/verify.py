@@ -24,7 +24,7 @@ import numpy as np
 from builder.config import VERIFY_LEVELS  # noqa: F401 - re-exported for callers of verify
 from builder.grammar.program import Program
 from builder.rng import stable_int
-from builder.schema import EXEC_FIELDS, PTX_FIELDS
+from builder.schema import EXEC_FIELDS, PTX_FIELDS, TARGETS
 from builder.warp_backend import codegen, execute
 
 
@@ -42,6 +42,7 @@ class Evidence:
     output_checksum: str = ""
     grad_checksum: str = ""
     error: str = ""
+    pass_ptx: dict[str, str] = field(default_factory=dict)  # CUDA: each pass's entry PTX, from one compile
 
     @property
     def valid(self) -> bool:
@@ -144,9 +145,14 @@ def _splits(it: Item) -> bool:
     return True
 
 
-def compile_cuda(items: list[Item], symbol_suffixes: tuple[str, ...], batch_size: int) -> None:
+# the __global__ kernels a CUDA unit holds for a program, by pass (schema.TARGETS' suffixes)
+CUDA_ENTRIES = {"forward": "_cuda_kernel_forward", "backward": "_cuda_kernel_backward"}
+
+
+def compile_cuda(items: list[Item], batch_size: int) -> None:
     """NVRTC-compile the items' units, concatenated in name-disjoint batches under Warp's shared prologue.
 
+    A unit holds both passes of its kernel, so one compile gives the PTX of each (``Evidence.pass_ptx``).
     A unit whose prologue differs from the shared one (a tile kernel's ``WP_TILE_BLOCK_DIM``) is compiled alone.
     """
 
@@ -158,10 +164,12 @@ def compile_cuda(items: list[Item], symbol_suffixes: tuple[str, ...], batch_size
             tu = head + "".join(codegen.split_tu(it.tu, "cuda")[1] for it in batch)
         ptx = codegen.nvrtc_compile(tu, f"b{uuid.uuid4().hex[:12]}")
         for it in batch:
-            entry = ptx_entries(ptx, [f"{it.program.kernel_name}{s}" for s in symbol_suffixes])
             ev = it.evidence
-            ev.compiled, ev.compile_target, ev.ptx = True, f"sm_{codegen.CUDA_ARCH}", entry
-            ev.ptx_instructions, ev.ptx_registers = ptx_stats(entry)
+            ev.compiled, ev.compile_target = True, f"sm_{codegen.CUDA_ARCH}"
+            for pass_, suffix in CUDA_ENTRIES.items():
+                entry = ptx_entries(ptx, [it.program.kernel_name + suffix])
+                if entry:
+                    ev.pass_ptx[pass_] = entry
 
     def fail(it: Item, msg: str) -> None:
         it.evidence.compiled, it.evidence.error = False, f"nvrtc: {msg}"
@@ -295,20 +303,22 @@ def verify(items: list[Item], target: str, level: str, cache: EvidenceCache, bat
     if target == "cpu":
         compiled = cpu
     else:
-        suffixes = ("_cuda_kernel_backward" if target == "cuda-backward" else "_cuda_kernel_forward",)  # this pass only
+        # both passes share the program's CUDA unit: one compile is the evidence of cuda-forward and cuda-backward
         compiled = _cached(
             items,
             # the unit depends on the launch block_dim too, which the source does not spell
-            lambda it: f"compile:{target}:block_dim={it.program.block_dim}",
-            lambda fresh: compile_cuda(fresh, suffixes, batch_size),
+            lambda it: f"compile:cuda:block_dim={it.program.block_dim}",
+            lambda fresh: compile_cuda(fresh, batch_size),
             cache,
-            COMPILE_FIELDS,
+            ("compiled", "compile_target", "pass_ptx"),
         )
     for n, it in enumerate(items):
         ev = it.evidence
-        for k in COMPILE_FIELDS:
-            if k in compiled[n]:
-                setattr(ev, k, compiled[n][k])
+        for k in ("compiled", "compile_target"):
+            setattr(ev, k, compiled[n][k])
+        if target != "cpu" and ev.compiled:
+            ev.ptx = compiled[n]["pass_ptx"].get(TARGETS[target][1], "")
+            ev.ptx_instructions, ev.ptx_registers = ptx_stats(ev.ptx)
         ev.error = compiled[n]["error"]
         if level == "execute":
             for k in EXEC_FIELDS:

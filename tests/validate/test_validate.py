@@ -65,7 +65,7 @@ def test_validate_passes_on_fresh_build(folder, tmp_path, capsys):
 
 
 def test_config_filter_and_bad_arguments(folder, tmp_path, capsys):
-    report = validate(folder, config="cpu", determinism_sample=2)
+    report = validate(folder, config="cpu", fidelity_sample=2)
     assert report.ok and list(report.configs) == ["cpu"]
     assert main(["validate", str(tmp_path / "missing")]) == 2
     assert main(["validate", str(folder), "--config", "nope"]) == 2
@@ -77,7 +77,7 @@ def test_config_filter_and_bad_arguments(folder, tmp_path, capsys):
 def test_duplicated_row_fails(copy):
     path = copy / "cuda-forward" / "train-00000-of-00002.parquet"
     _rewrite(path, lambda t: pa.concat_tables([t, t.slice(0, 1)]))
-    report = validate(copy, determinism_sample=0)
+    report = validate(copy, fidelity_sample=0)
     assert not report.ok
     check = _check(report, "unique_ids")
     assert check.status == "fail" and check.offenders == ["cuda-forward/train/0/0"]
@@ -89,7 +89,7 @@ def test_row_moved_across_splits_fails(copy):
     row = pq.read_table(train).slice(0, 1)
     val = copy / "cpu" / "validation-00000-of-00002.parquet"
     _rewrite(val, lambda t: pa.concat_tables([t, row.cast(t.schema)]))
-    report = validate(copy, determinism_sample=0)
+    report = validate(copy, fidelity_sample=0)
     cross = _check(report, "duplicates_across_splits", "cpu")
     assert cross.status == "fail" and cross.count >= 1
     placement = _check(report, "placement", "cpu")
@@ -105,7 +105,7 @@ def test_edited_ir_fails(copy):
         return t.set_column(t.schema.get_field_index("ir"), "ir", pa.array(ir, pa.string()))
 
     _rewrite(path, edit)
-    report = validate(copy, config="cuda-forward", determinism_sample=50)
+    report = validate(copy, config="cuda-forward", fidelity_sample=50)
     hashes = _check(report, "hashes")
     assert hashes.status == "fail" and hashes.count == 1 and hashes.data["reasons"] == {"ir_sha256": 1}
     det = _check(report, "determinism")
@@ -121,7 +121,7 @@ def test_renamed_ir_function_and_extra_column_fail(copy):
         return t.append_column("extra", pa.array([1] * t.num_rows))
 
     _rewrite(path, edit)
-    report = validate(copy, config="cuda-forward", determinism_sample=0)
+    report = validate(copy, config="cuda-forward", fidelity_sample=0)
     schema = _check(report, "schema")
     assert schema.status == "fail" and "extra" in schema.message
     assert schema.offenders == ["cuda-forward/validation-00000-of-00002.parquet"]
@@ -135,7 +135,7 @@ def test_emptied_source_fails_non_empty(copy):
             t.schema.get_field_index("python_source"), "python_source", pa.array([""] * t.num_rows, pa.string())
         ),
     )
-    report = validate(copy, config="cpu", determinism_sample=0)
+    report = validate(copy, config="cpu", fidelity_sample=0)
     check = _check(report, "non_empty", "cpu")
     assert check.status == "fail" and check.count == 1 and check.data["reasons"] == {"empty python_source": 1}
 
@@ -143,18 +143,18 @@ def test_emptied_source_fails_non_empty(copy):
 def test_broken_card_fails(copy, capsys):
     readme = copy / "README.md"
     readme.write_text(readme.read_text().replace("dataset_info:", "dataset_info: [unclosed", 1))
-    assert main(["validate", str(copy), "--determinism-sample", "0"]) == 1
+    assert main(["validate", str(copy), "--fidelity-sample", "0"]) == 1
     out = capsys.readouterr().out
     assert "FAIL card" in out and "does not parse" in out
     readme.unlink()
-    report = validate(copy, determinism_sample=0)
+    report = validate(copy, fidelity_sample=0)
     assert _check(report, "card").status == "fail" and "missing" in _check(report, "card").message
 
 
 def test_truncated_shard_is_one_line_naming_it(copy):
     shard = copy / "cpu" / "train-00001-of-00002.parquet"
     shard.write_bytes(shard.read_bytes()[:300])
-    proc = _cli("validate", str(copy), "--determinism-sample", "0")
+    proc = _cli("validate", str(copy), "--fidelity-sample", "0")
     err = proc.stderr.strip().splitlines()
     assert proc.returncode == 1, proc.stderr
     assert len(err) == 1 and "Traceback" not in proc.stderr, proc.stderr
@@ -163,7 +163,7 @@ def test_truncated_shard_is_one_line_naming_it(copy):
 
 def test_deleted_shard_is_named(copy, capsys):
     (copy / "cuda-forward" / "validation-00001-of-00002.parquet").unlink()
-    report = validate(copy, determinism_sample=0)
+    report = validate(copy, fidelity_sample=0)
     shards = _check(report, "shards")
     assert shards.status == "fail" and shards.offenders == ["cuda-forward/validation-00001-of-00002.parquet"]
     assert "missing: cuda-forward/validation-00001-of-00002.parquet" in shards.message
@@ -172,7 +172,7 @@ def test_deleted_shard_is_named(copy, capsys):
 def test_deleted_config_names_every_file(copy, capsys):
     for f in (copy / "cpu").iterdir():
         f.unlink()
-    assert main(["validate", str(copy), "--determinism-sample", "0"]) == 1
+    assert main(["validate", str(copy), "--fidelity-sample", "0"]) == 1
     out = capsys.readouterr().out
     shards_line = next(line for line in out.splitlines() if "shards:" in line)
     for split in ("train", "validation", "test"):
@@ -183,14 +183,14 @@ def test_deleted_config_names_every_file(copy, capsys):
 
 def test_manifest_names_changed_and_unlisted_shards(copy):
     manifest = json.loads((copy / "manifest.json").read_text())  # the build's own, written last
-    assert _check(validate(copy, determinism_sample=0), "shards").status == "pass"
+    assert _check(validate(copy, fidelity_sample=0), "shards").status == "pass"
 
     shards = sorted(f["path"] for f in manifest["files"] if f["path"].endswith(".parquet"))
     changed = "cuda-forward/train-00001-of-00002.parquet"
     _rewrite(copy / changed, lambda t: t.slice(0, 0))
     manifest["files"] = [f for f in manifest["files"] if f["path"] != shards[0]]
     (copy / "manifest.json").write_text(json.dumps(manifest))
-    check = _check(validate(copy, determinism_sample=0), "shards")
+    check = _check(validate(copy, fidelity_sample=0), "shards")
     assert check.status == "fail"
     assert f"shards not in manifest.json: {shards[0]}" in check.message
     assert f"{changed} (sha256)" in check.message
@@ -198,7 +198,7 @@ def test_manifest_names_changed_and_unlisted_shards(copy):
 
 def test_script_by_path_from_another_directory(folder, tmp_path):
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "validate.py"), str(folder), "--determinism-sample", "0"],
+        [sys.executable, str(ROOT / "scripts" / "validate.py"), str(folder), "--fidelity-sample", "0"],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -209,7 +209,7 @@ def test_script_by_path_from_another_directory(folder, tmp_path):
 
 
 def test_a_program_with_dead_code_fails_liveness(copy):
-    assert _check(validate(copy, determinism_sample=0), "liveness").status == "pass"
+    assert _check(validate(copy, fidelity_sample=0), "liveness").status == "pass"
     path = copy / "cuda-forward" / "train-00000-of-00002.parquet"
 
     def add_dead_local(t):
@@ -220,6 +220,6 @@ def test_a_program_with_dead_code_fails_liveness(copy):
         return t.set_column(i, "python_source", pa.array(sources, pa.string()))
 
     _rewrite(path, add_dead_local)
-    check = _check(validate(copy, determinism_sample=0), "liveness")
+    check = _check(validate(copy, fidelity_sample=0), "liveness")
     assert check.status == "fail" and check.count == 1
     assert "dead assignments 1/" in check.message

@@ -1,0 +1,88 @@
+"""Rows are what Warp's public pipeline writes: a sample put through ``wp.load_module`` / ``compile_aot_module``.
+
+The determinism check proves a row is what this builder emits for its coordinates; this one proves that is
+what Warp itself writes for a user of the row's program (``builder.warp_backend.public``), so a change in how
+the builder drives Warp's code generator cannot drift from Warp unnoticed. Generated rows: the whole unit and
+the ``ir`` function. ``real`` rows: the ``ir`` function, cut from the unit Warp writes for the shipped module
+the kernel lives in (a real row's unit holds that kernel alone, so it is not compared).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pyarrow as pa
+
+from builder.validate.base import MAX_OFFENDERS, Result
+
+FIDELITY_SAMPLE = 12  # rows validate puts through Warp's public pipeline by default (a few seconds each)
+COLUMNS = ["id", "config", "target", "pass", "kernel_name", "python_source", "ir", "module_source", "entry_point"]
+
+
+def reference_key(row: dict) -> tuple[str, int]:
+    """What to hand ``public.public_units`` for a row: its program (a real row: its shipped module)."""
+    if row["config"] == "real":
+        path = row["source_path"].rsplit(":", 1)[0]
+        name = path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        return f"module:{name}:{row['kernel_name']}", 0
+    return row["python_source"], row.get("block_dim") or 0
+
+
+def differences(row: dict, reference: dict[str, str]) -> str:
+    """Comma-separated columns of ``row`` that differ from Warp's public output, or Warp's error."""
+    from builder.warp_backend import codegen
+
+    if "error" in reference:
+        return f"Warp's public pipeline refused the program: {reference['error']}"
+    tu = reference[row["target"]]
+    # the ir function: the __global__ entry itself (CUDA), or the kernel the extern "C" CPU wrapper calls
+    entry = row["entry_point"]
+    symbol = entry if row["target"] == "cuda" else entry.removesuffix("_cpu_forward") + "_cpu_kernel_forward"
+    try:
+        ir = codegen.function(tu, symbol)
+    except KeyError:
+        return f"ir (Warp's unit has no {symbol})"
+    bad = [] if ir == row["ir"] else ["ir"]
+    if row["config"] != "real" and tu != row["module_source"]:
+        bad.append("module_source")
+    return ",".join(bad)
+
+
+class Fidelity:
+    name = "fidelity"
+
+    def __init__(self, sample: int, seed: int):
+        self.sample, self.seed = sample, seed
+
+    def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
+        from builder.warp_backend import public
+
+        if self.sample <= 0:
+            return Result(self.name, "", "skip", "--fidelity-sample 0")
+        population = [
+            (cfg, split, i) for cfg, splits in tables.items() for split, t in splits.items() for i in range(t.num_rows)
+        ]
+        if not population:
+            return Result(self.name, "", "skip", "no rows")
+        picks = sorted(random.Random(self.seed).sample(population, min(self.sample, len(population))))
+        rows = []
+        for cfg, split, i in picks:
+            t = tables[cfg][split]
+            extra = [c for c in ("block_dim", "source_path") if c in t.column_names]
+            rows.append(t.slice(i, 1).select(COLUMNS + extra).to_pylist()[0])
+        keys = sorted({reference_key(r) for r in rows})
+        references = dict(zip(keys, public.public_units(keys)))
+        mismatches, details = [], []
+        for row in rows:
+            diff = differences(row, references[reference_key(row)])
+            if diff:
+                mismatches.append(row["id"])
+                details.append(f"{row['id']}: {diff}")
+        if mismatches:
+            message = f"{len(mismatches)}/{len(rows)} rows differ from Warp's public output ({'; '.join(details[:3])})"
+            return Result(self.name, "", "fail", message, len(mismatches), mismatches[:MAX_OFFENDERS])
+        message = (
+            f"{len(rows)} sampled rows equal what wp.load_module / wp.compile_aot_module write for their program"
+            f" ({len(keys)} programs)"
+        )
+        return Result(self.name, "", "pass", message, len(rows))

@@ -1,0 +1,65 @@
+"""Every row is what Warp's public pipeline writes for its user: the outside reference, not our own output.
+
+Each program is saved as kernel.py, imported in a fresh process and handed to ``wp.load_module`` (CPU) and
+``wp.compile_aot_module`` (CUDA); the row's ``ir`` and whole ``module_source`` must equal what Warp writes
+into its kernel cache, with only the normalizations ``public.normalize`` documents.
+"""
+
+import pytest
+
+from builder.config import BuildOptions
+from builder.dataset.records import rows
+from builder.grammar.policy import CATEGORIES
+from builder.real.rows import RealOptions
+from builder.real.rows import rows as real_rows
+from builder.validate.fidelity import differences, reference_key
+from builder.warp_backend import public
+
+EMITTED = ("cuda-forward", "cuda-backward", "cpu")
+
+
+@pytest.fixture(scope="module")
+def generated():
+    """One program of every category on the default seed, in every config that has a row for it."""
+    n = len(CATEGORIES)
+    out = []
+    for config in EMITTED:
+        opts = BuildOptions(config=config, num_train=n, num_validation=0, num_test=0, verify="none")
+        out += list(rows(opts, "train", 0, n))
+    return out
+
+
+def _check(found: list[dict]) -> list[str]:
+    keys = sorted({reference_key(r) for r in found})
+    references = dict(zip(keys, public.public_units(keys)))
+    return [f"{r['id']}: {d}" for r in found if (d := differences(r, references[reference_key(r)]))]
+
+
+def test_every_category_target_and_pass_is_what_warp_writes(generated):
+    assert {r["category"] for r in generated} == set(CATEGORIES)
+    assert {(r["target"], r["pass"]) for r in generated} == {
+        ("cuda", "forward"),
+        ("cuda", "backward"),
+        ("cpu", "forward"),
+    }
+    assert _check(generated) == []
+    # the launch Warp gives a user by default (wp.config.default_grid_stride), recorded with the other options
+    cuda = [r for r in generated if r["target"] == "cuda"]
+    assert all("for (size_t _idx = " in r["ir"] and '"default_grid_stride": true' in r["module_options"] for r in cuda)
+
+
+def test_a_row_that_differs_from_warp_is_named(generated):
+    row = dict(next(r for r in generated if r["target"] == "cuda"))
+    row["ir"] = row["ir"].replace("for (size_t _idx = ", "for (size_t _jdx = ", 1)
+    assert _check([row]) == [f"{row['id']}: ir"]
+
+
+def test_real_rows_hold_the_function_warp_writes_for_the_shipped_module():
+    opts = RealOptions(
+        sources="examples,library",
+        only_modules=("warp.examples.core.example_dem", "warp._src.optim.adam"),
+        verify="none",
+    )
+    found = list(real_rows(opts))
+    assert {r["target"] for r in found} == {"cuda", "cpu"} and len(found) >= 6
+    assert _check(found) == []

@@ -39,7 +39,7 @@ def test_every_category_generates_and_codegens_for_all_targets(seed):
         assert f"{p.kernel_name}_cpu_kernel_forward(" in e["cpu"].ir
         if p.backward:
             assert f"{p.kernel_name}_cuda_kernel_backward(" in e["cuda-backward"].ir
-            assert e["cuda-forward"].tu != e["cuda-backward"].tu
+            assert e["cuda-forward"].tu == e["cuda-backward"].tu  # one CUDA unit, as Warp writes it for a user
 
 
 def test_same_coordinates_same_program():

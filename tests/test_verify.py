@@ -244,3 +244,20 @@ def test_tile_rows_record_the_block_dim_their_units_are_built_for():
     assert f"#define WP_TILE_BLOCK_DIM {fwd['block_dim']}\n" in fwd["module_source"]
     assert "#define WP_TILE_BLOCK_DIM 1\n" in cpu["module_source"]  # Warp builds a CPU launch for one thread
     assert fwd["compiled"] and fwd["executed"] and cpu["executed"]
+
+
+def test_units_defining_the_same_kernel_never_share_a_compiler_run():
+    # two programs (or two shipped modules) may name their kernels alike: concatenated, their extern "C" kernels
+    # clash in NVRTC ("more than one instance ... has C linkage"), so batches are disjoint in kernel names too
+    code = (
+        'extern "C" __global__ void remap_signal_cuda_kernel_forward(\n    int n)\n{\n    if (n) {\n    }\n}\n'
+        "static CUDA_CALLABLE wp::float32 helper_0(\n    wp::float32 x)\n{\n}\n"
+        "struct Body_1234abcd\n{\n};\n"
+        'extern "C" {\nWP_API void remap_signal_cpu_forward(\n    wp::launch_bounds_t dim)\n{\n}\n}\n'
+    )
+    names = verify.defined_names(code)
+    assert names == {"remap_signal_cuda_kernel_forward", "helper_0", "Body_1234abcd", "remap_signal_cpu_forward"}
+    items = _items("cuda-forward", n=2)
+    twin = verify.Item("twin", items[0].program, items[0].tu, 0)
+    batches = verify.name_disjoint_batches([items[0], twin, items[1]], 16, verify.cuda_symbols)
+    assert [len(b) for b in batches] == [2, 1] and twin in batches[1]

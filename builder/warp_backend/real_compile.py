@@ -7,7 +7,6 @@ helper functions, so they rarely land in one batch; kernels of different modules
 
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import dataclass, field
 
@@ -38,15 +37,12 @@ class CompileJob:
         return self._split if self._split[0] else None
 
 
-_DEFINED = re.compile(r"^(?:[\w:<>,*& ]+?\s)?[*&]?(\w+)\s*\(|^struct (\w+)|^(?:static )?__constant__ \w+ (\w+)", re.M)
-
-
 def _names(job: CompileJob) -> set[str]:
     """Top-level names a unit defines (over-approximated): units sharing one cannot share a batch."""
     parts = job.split()
     if parts is None:
         return {f"__alone_{id(job)}"}  # never batched
-    return {next(g for g in m.groups() if g) for m in _DEFINED.finditer(parts[1])}
+    return verify.defined_names(parts[1])
 
 
 def compile_jobs(jobs: list[CompileJob], batch_size: int = 12) -> None:

@@ -90,14 +90,21 @@ def cuda_symbols(it: Item) -> set[str]:
         body = codegen.split_tu(it.tu, "cuda")[1]
     except ValueError:
         return set()  # compiling it will fail and record why; batching needs no names from it
-    return {a or b for a, b in _DEFINITIONS.findall(body)}
+    return defined_names(body)
 
 
-_DEFINITIONS = re.compile(
-    r"^(?:static |extern \"C\" __global__ )?(?:CUDA_CALLABLE )?[\w:<>, ]*?\b(\w+)\(\s*$"
-    r"|^struct (\w+)$",
+# a top-level definition: a function (its declarator's name before the parenthesis; an extern "C" kernel or
+# CPU entry point included, as two programs may give their kernels the same name), a struct, a constant
+_DEFINED = re.compile(
+    r'^(?:extern "C" )?(?:[\w:<>,*&][\w:<>,*& ]*?\s)?[*&]?(\w+)\s*\(|^struct (\w+)|^(?:static )?__constant__ \w+ (\w+)',
     re.M,
 )
+
+
+def defined_names(code: str) -> set[str]:
+    """Top-level names a unit's own code defines (over-approximated): two units sharing one cannot be
+    compiled as one concatenated unit."""
+    return {next(g for g in m.groups() if g) for m in _DEFINED.finditer(code)}
 
 
 def bisect(batch: list[Item], attempt: Callable[[list[Item]], None], on_fail: Callable[[Item, str], None]) -> None:

@@ -58,6 +58,7 @@ def test_validate_passes_on_fresh_build(folder, tmp_path, capsys):
         "verification",
         "liveness",
         "determinism",
+        "fidelity",
         "card",
     } <= names
     assert all(c["status"] in ("pass", "info") for c in report["checks"])
@@ -105,11 +106,37 @@ def test_edited_ir_fails(copy):
         return t.set_column(t.schema.get_field_index("ir"), "ir", pa.array(ir, pa.string()))
 
     _rewrite(path, edit)
-    report = validate(copy, config="cuda-forward", fidelity_sample=50)
+    report = validate(copy, config="cuda-forward", fidelity_sample=0)
     hashes = _check(report, "hashes")
     assert hashes.status == "fail" and hashes.count == 1 and hashes.data["reasons"] == {"ir_sha256": 1}
     det = _check(report, "determinism")
     assert det.status == "fail" and "ir" in det.message
+
+
+@pytest.mark.parametrize("sampling_seed", [0, 1, 2])
+def test_forged_row_with_consistent_hashes_fails_whatever_the_sampling_seed(copy, sampling_seed):
+    # a forger who edits the ir and updates its hash, line count, the manifest and the card still fails: every
+    # row is regenerated from its (seed, split, index), not a sample
+    import hashlib
+
+    path = copy / "cpu" / "train-00001-of-00002.parquet"
+
+    def forge(t):
+        rows = t.to_pylist()
+        rows[-1]["ir"] = rows[-1]["ir"].replace("{", "{\n    int forged = 0;", 1)
+        rows[-1]["ir_sha256"] = hashlib.sha256(rows[-1]["ir"].encode()).hexdigest()
+        rows[-1]["ir_lines"] = len(rows[-1]["ir"].splitlines())
+        return pa.Table.from_pylist(rows, schema=t.schema)
+
+    _rewrite(path, forge)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    for entry in manifest["files"]:
+        entry["sha256"] = hashlib.sha256((copy / entry["path"]).read_bytes()).hexdigest()
+    (copy / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    report = validate(copy, config="cpu", fidelity_sample=0, seed_for_sampling=sampling_seed)
+    assert _check(report, "hashes", "cpu").status == "pass" and _check(report, "shards").status == "pass"
+    det = _check(report, "determinism")
+    assert det.status == "fail" and det.count == 1 and det.message.endswith("ir)")
 
 
 def test_renamed_ir_function_and_extra_column_fail(copy):

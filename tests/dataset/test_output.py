@@ -11,15 +11,16 @@ from builder.config import BuildOptions, cli_default, user_fields
 from tests.dataset.helpers import SMALL, env_for, leftovers, run, start
 
 
-def test_a_file_in_the_way_is_called_a_file_and_overwrite_replaces_it_cleanly(tmp_path, capsys):
+@pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
+def test_a_file_in_the_way_is_called_a_file_and_never_replaced(overwrite, tmp_path, capsys):
     f = tmp_path / "F"
     f.write_text("mine")
-    assert main(["build", "--out", str(f), *SMALL]) == 2
+    assert main(["build", "--out", str(f), *SMALL, *overwrite]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == f"warp-cuda-ir: error: output path {str(f)!r} exists and is a file, not a folder; pass --overwrite"
+    assert err == (
+        f"warp-cuda-ir: error: output path {str(f)!r} exists and is a file, not a folder; choose another --out"
+    )
     assert f.read_text() == "mine"
-    assert main(["build", "--out", str(f), *SMALL, "--overwrite"]) == 0
-    assert (f / "cpu").is_dir()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
@@ -78,6 +79,16 @@ def test_num_proc_beyond_the_shards_is_said_and_a_summary_line_ends_the_build(tm
     assert "warning: --num-proc 5 but only 3 shards to build: at most 3 processes work" in r.stderr
     assert r.stderr.count("Could not find or load the NVIDIA CUDA driver") <= 1  # once, not once per worker
     assert "built 3 shards, 10 rows x 1 configs" in r.stderr
+
+
+def test_num_shards_beyond_the_rows_is_said_in_one_line(tmp_path, capsys):
+    assert main(["build", "--out", str(tmp_path / "o"), *SMALL, "--num-shards", "100000"]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "--num-shards" in line]
+    assert warnings == [
+        "warp-cuda-ir: warning: --num-shards 100000 but the largest split has 6 rows: a split has at most one shard "
+        "per row, so at most 6 shards each"
+    ]
+    assert len(list((tmp_path / "o" / "cpu").glob("train-*.parquet"))) == 6
 
 
 def test_a_build_of_hours_says_so_before_it_starts(tmp_path):

@@ -34,13 +34,16 @@ def test_an_unwritable_output_is_exit_2_naming_the_path_given(where, tmp_path, c
     assert ".partial" not in err
 
 
-def test_the_datasets_builder_leaves_nothing_in_tmp(tmp_path):
+@pytest.mark.parametrize("num_proc", [1, 2])
+def test_the_datasets_builder_leaves_nothing_in_tmp(tmp_path, num_proc):
+    """A process pool's workers are terminated, not shut down, so their exit handlers never run: what they
+    write must live where the builder removes it."""
     code = (
         "from warp_cuda_ir import WarpCudaIR\n"
-        "b = WarpCudaIR(config_name='cpu', cache_dir='hf', num_train=3, num_validation=1, num_test=1,\n"
-        "               verify='compile')\n"
-        "b.download_and_prepare()\n"
-        "assert b.as_dataset(split='train').num_rows == 3\n"
+        "b = WarpCudaIR(config_name='cpu', cache_dir='hf', num_train=4, num_validation=1, num_test=1,\n"
+        "               verify='compile', num_shards=2)\n"
+        f"b.download_and_prepare(num_proc={num_proc})\n"
+        "assert b.as_dataset(split='train').num_rows == 4\n"
     )
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env_for(tmp_path), capture_output=True)
     assert r.returncode == 0, r.stderr.decode()[-2000:]

@@ -14,6 +14,7 @@ or build the publishable Parquet folder with ``warp-cuda-ir build``.
 from __future__ import annotations
 
 import dataclasses
+import os
 import tempfile
 from collections.abc import Iterator
 
@@ -103,7 +104,28 @@ class WarpCudaIR(datasets.GeneratorBasedBuilder):
                 out.append(datasets.SplitGenerator(name=split, gen_kwargs={"shards": shards}))
         return out
 
+    def _download_and_prepare(self, dl_manager, verification_mode, **prepare_splits_kwargs):
+        # with num_proc > 1, datasets terminates its pool's workers, so their exit handlers never remove what Warp
+        # and the evidence checks put in the temporary directory: the workers write under this folder instead
+        with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_workers_") as scratch:
+            self._workers_tmp = (os.getpid(), scratch)
+            try:
+                super()._download_and_prepare(dl_manager, verification_mode, **prepare_splits_kwargs)
+            finally:
+                self._workers_tmp = None
+
+    def _use_workers_tmp(self) -> None:
+        """In a pool worker (not the process that owns the folder), keep temporary files in the builder's folder."""
+        owner, scratch = getattr(self, "_workers_tmp", None) or (os.getpid(), None)
+        if owner == os.getpid() or scratch is None:
+            return
+        own = os.path.join(scratch, str(os.getpid()))
+        if tempfile.tempdir != own:
+            os.makedirs(own, exist_ok=True)
+            os.environ["TMPDIR"] = tempfile.tempdir = own  # Warp's caches, the compilers and the evidence checks
+
     def _generate_examples(self, shards):
+        self._use_workers_tmp()
         opts = self.config.options
         with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_evidence_") as own:
             # without a shared cache each generator keeps its own, removed when it finishes

@@ -18,6 +18,7 @@ VERIFY_LEVELS = ("none", "compile", "execute")
 ON_INVALID = ("error", "skip")
 DEFAULT_SIZES = {"num_train": 10_000, "num_validation": 1_000, "num_test": 1_000}
 INTERNAL = ("config", "evidence_dir")  # set by the build, not options a user passes
+MAX_SEED = 2**63 - 1  # every row stores its seed in an int64 column
 
 
 def _opt(default, help: str):
@@ -67,8 +68,8 @@ class BuildOptions:
             raise ConfigError(f"unknown categories {bad}; valid: {', '.join(CATEGORIES)}")
         if len(set(self.categories)) != len(self.categories):
             raise ConfigError(f"categories repeat: {list(self.categories)}")
-        if not _is_int(self.seed) or self.seed < 0:
-            raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if not _is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
+            raise ConfigError(f"seed must be a non-negative integer at most {MAX_SEED} (2**63 - 1), got {self.seed!r}")
         for name in ("num_train", "num_validation", "num_test"):
             value = getattr(self, name)
             if not _is_int(value) or value < 0:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -90,14 +91,12 @@ def push(
         raise PushError(f"refusing to push {folder}: {exc}", EXIT_INVALID) from exc
     if not report.ok:
         raise PushError(f"refusing to push {folder}: validation failed: {report.failure_line()[:500]}", EXIT_INVALID)
-    from dataset_card.render import render
-
-    render(folder)
-    files = planned_files(folder)
     message = commit_message(report)
     url_base = os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
     url = f"{url_base}/datasets/{repo_id}"
+    config = next(iter(split_files(folder)))
     if dry_run:
+        files = _dry_run_files(folder, repo_id)
         pr = " as a pull request" if create_pr else ""
         print(
             f"dry run: would create dataset repo {repo_id} (private={private}) and upload {len(files)} files "
@@ -106,13 +105,27 @@ def push(
         print("\n".join(f"  {f}" for f in files))
         print(f"commit message: {message}")
         print(f"dataset URL: {url}")
-        print(f'load with: load_dataset("{repo_id}", "cuda-forward")')
+        print(f'load with: load_dataset("{repo_id}", "{config}")')
         return url
+    from dataset_card.render import render
+
+    render(folder, repo_id=repo_id)  # the published card names the repo it is loaded from
+    files = planned_files(folder)
     info = _upload(token, repo_id, folder, private, revision, create_pr, message, url_base)
     pr = getattr(info, "pr_url", None)
     print(f"pushed {len(files)} files to {url}" + (f" (pull request: {pr})" if pr else ""))
-    print(f'load with: load_dataset("{repo_id}", "cuda-forward")')
+    print(f'load with: load_dataset("{repo_id}", "{config}")')
     return url
+
+
+def _dry_run_files(folder: Path, repo_id: str) -> list[str]:
+    """What a push would upload: the folder's files with the card rendered for the repo, rendered aside, since a
+    dry run writes nothing into the folder."""
+    from dataset_card.render import render
+
+    with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_card_") as aside:
+        render(folder, repo_id=repo_id, out=Path(aside))
+        return sorted(set(planned_files(folder)) | set(planned_files(Path(aside))))
 
 
 def _upload(token, repo_id, folder, private, revision, create_pr, message, url_base):

@@ -22,9 +22,11 @@ from builder.schema import SPLITS, TARGETS
 from dataset_card.metadata import metadata
 from dataset_card.plots import most_common, plots
 from dataset_card.sections import (
+    builder_doc,
     builder_line,
     example,
     pct,
+    project_urls,
     quantiles,
     regenerate,
     schema_table,
@@ -50,7 +52,7 @@ STAT_COLUMNS = [
     "warp_version",
     "generator_version",
 ]
-REPO_HINT = "ORG/warp_cuda_ir"
+LOCAL_NAME = "warp_cuda_ir"  # the folder the card's regenerate command writes (its --out)
 TARGET_PASS = {"gpu-verified": "cuda / forward + backward", "real": "cuda + cpu / forward + backward"}
 
 
@@ -64,7 +66,32 @@ def read_config(splits: dict[str, list[Path]], wanted: list[str]) -> pa.Table:
     return pa.concat_tables(tables)
 
 
-def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[str, str]:
+def load_snippet(repo_id: str | None, config: str, split: str) -> str:
+    """The card's first code: load from the Hub repo the card is pushed to, or, for a local card, from the folder
+    its own regenerate command writes (the card's bytes never depend on where a folder was built)."""
+    if repo_id:
+        return f'ds = load_dataset("{repo_id}", "{config}", split="{split}")'
+    return (
+        '# this folder: run from the directory that holds it ("Regenerate exactly" below writes it as\n'
+        f"# {LOCAL_NAME}; another copy loads by its path, a pushed one by its Hub repo id)\n"
+        f'ds = load_dataset("{LOCAL_NAME}", "{config}", split="{split}")'
+    )
+
+
+def evaluate_command(repo_id: str | None, configs: list[str]) -> str:
+    """How to score a model on this data: cpu is scored in full on any machine, the CUDA configs need a GPU to run."""
+    config = "cpu" if "cpu" in configs else configs[0]
+    split = "test"
+    return (
+        f"warp-cuda-ir evaluate --data {repo_id or LOCAL_NAME} --config {config} --split {split} "
+        "--predictions pred.jsonl --out eval_report.json"
+    )
+
+
+def context(
+    folder: Path, build_options=None, meta: dict | None = None, repo_id: str | None = None, out: Path | None = None
+) -> dict[str, str]:
+    """``out``: where the plots are written (the folder itself unless the card is rendered aside)."""
     from builder.warp_backend.execute import TOLERANCES
 
     folder = Path(folder)
@@ -108,7 +135,7 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
     if first is not None:
         for b in first.column("builtins").to_pylist():
             builtin_counts.update(sorted(set(b or [])))  # not set order: it changes with PYTHONHASHSEED
-    written = plots(folder, per_config, builtin_counts) if per_config else {}
+    written = plots(Path(out or folder), per_config, builtin_counts) if per_config else {}
     top = ", ".join(f"`{b}` ({n})" for b, n in most_common(builtin_counts, 15))
 
     # verification
@@ -141,13 +168,14 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
 
     total = sum(t.num_rows for t in per_config.values()) + sum(pq.ParquetFile(f).metadata.num_rows for f in real_files)
     default_cfg = next(iter(per_config), "real" if real_files else "cuda-forward")
+    default_split = "test" if default_cfg == "real" else "train"
+    urls = project_urls()
     return {
         "pretty_name": meta["pretty_name"],
         "total_rows": str(total),
         "num_configs": str(len(per_config) + bool(real_files)),
-        "default_config": default_cfg,
-        "default_split": "test" if default_cfg == "real" else "train",
-        "repo_hint": REPO_HINT,
+        "load_snippet": load_snippet(repo_id, default_cfg, default_split),
+        "evaluate_command": evaluate_command(repo_id, [*per_config, *(["real"] if real_files else [])]),
         "examples": examples,
         "schema_table": schema,
         "configs_table": configs_table,
@@ -164,7 +192,9 @@ def context(folder: Path, build_options=None, meta: dict | None = None) -> dict[
         "regenerate_command": regenerate(per_config, files, build_options),
         "warp_version": versions("warp_version"),
         "generator_version": versions("generator_version"),
-        "builder": builder_line(),
+        "builder": builder_line(urls),
+        "gpu_doc": builder_doc(urls, "docs/gpu-verification.md"),
+        "evaluation_doc": builder_doc(urls, "docs/evaluation.md"),
         "real_section": real_section(real_files),
     }
 
@@ -195,17 +225,19 @@ def liveness_row(cfg: str, splits: dict[str, list[Path]]) -> str:
     )
 
 
-def render(folder: Path, build_options=None) -> str:
-    """Write ``folder/README.md`` (and its plots) and return the card text.
+def render(folder: Path, build_options=None, *, repo_id: str | None = None, out: Path | None = None) -> str:
+    """Write the card of ``folder`` (README.md and its plots) into ``out`` (default: the folder) and return its
+    text. ``repo_id``: the Hub repo the card is pushed to, which its load snippet names.
 
     Each file is written beside its final name and moved into place, so an interrupted render leaves the
     previous card, never half of one.
     """
     folder = Path(folder)
+    out = Path(out or folder)
     meta = metadata(folder)
-    body = string.Template(TEMPLATE.read_text()).substitute(context(folder, build_options, meta))
+    body = string.Template(TEMPLATE.read_text()).substitute(context(folder, build_options, meta, repo_id, out))
     text = "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n" + body
-    tmp = folder / ".README.md.tmp"
+    tmp = out / ".README.md.tmp"
     tmp.write_text(text)
-    os.replace(tmp, folder / "README.md")
+    os.replace(tmp, out / "README.md")
     return text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pyarrow as pa
@@ -38,7 +39,19 @@ def quantiles(values: list[int]) -> str:
     return f"min {v[0]}, median {q(0.5)}, p90 {q(0.9)}, max {v[-1]}"
 
 
+_CODE_SPAN = re.compile(r"(`[^`]*`)")
+_INLINE = re.compile(r"([\\*_\[\]<>|~])")  # what starts emphasis, links, HTML or a table cell inside a line
+
+
 def md_escape(text: str) -> str:
+    """Text for a Markdown table cell, shown as written: ``__global__`` is not bold, ``<T>`` not a tag; inside a
+    code span only the cell separator needs its backslash."""
+    parts = _CODE_SPAN.split(text)
+    return "".join(p.replace("|", "\\|") if i % 2 else _INLINE.sub(r"\\\1", p) for i, p in enumerate(parts))
+
+
+def md_code(text: str) -> str:
+    """Text for a code span in a table cell."""
     return text.replace("|", "\\|")
 
 
@@ -121,16 +134,42 @@ def _shard_flag(found: dict[str, tuple[int, int]]) -> str:
     return f"--rows-per-shard {rps}" if per_rows(rps) else f"--num-shards {k}"
 
 
-def builder_line() -> str:
+def project_urls(pyproject: Path | None = None) -> dict[str, str]:
+    """The builder's ``[project.urls]``: read from the source tree's pyproject.toml when the card is rendered from
+    one (an editable install's metadata is as old as the install), else from the installed package's metadata."""
+    pyproject = pyproject or Path(__file__).resolve().parents[1] / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            import tomllib
+        except ModuleNotFoundError:  # Python 3.10
+            import tomli as tomllib
+
+        project = tomllib.loads(pyproject.read_text()).get("project", {})
+        if project.get("name") == "warp-cuda-ir":
+            return dict(project.get("urls", {}))
+    from importlib import metadata
+
+    try:
+        entries = metadata.metadata("warp-cuda-ir").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return {}
+    return {k.strip(): v.strip() for k, v in (e.split(",", 1) for e in entries if "," in e)}
+
+
+def source_url(urls: dict[str, str]) -> str:
+    """Where the builder's source lives: its repository, else its home page; empty when pyproject names none."""
+    return urls.get("Repository") or urls.get("Homepage") or next(iter(urls.values()), "")
+
+
+def builder_line(urls: dict[str, str]) -> str:
     """Where the ``warp-cuda-ir`` command comes from: the builder's package, its version and its source."""
     from importlib import metadata
 
     try:
         version = metadata.version("warp-cuda-ir")
-        urls = [u.split(",", 1)[-1].strip() for u in metadata.metadata("warp-cuda-ir").get_all("Project-URL") or []]
     except metadata.PackageNotFoundError:  # rendered from a source tree that was not installed
-        version, urls = "", []
-    where = f"its repository, {urls[0]}" if urls else "its source tree"
+        version = ""
+    where = f"its repository, {source_url(urls)}," if source_url(urls) else "its source tree"
     package = f"`warp-cuda-ir` {version}".rstrip()
     return (
         f"`warp-cuda-ir` is the command of the warp_cuda_ir builder, the Python package {package} "
@@ -138,11 +177,17 @@ def builder_line() -> str:
     )
 
 
+def builder_doc(urls: dict[str, str], path: str) -> str:
+    """A document of the builder, named with the address of its source when pyproject gives one."""
+    url = source_url(urls)
+    return f"`{path}` in the builder's source ({url})" if url else f"`{path}` in the builder's source"
+
+
 def schema_table() -> str:
     """The columns as a Markdown table: name, type, the configs that have it, description (the card and
     docs/schema.md)."""
     rows = [
-        f"| `{k}` | `{md_escape(feature_str(FIELDS[k][0]))}` | {configs_with(k)} | {md_escape(doc)} |"
+        f"| `{k}` | `{md_code(feature_str(FIELDS[k][0]))}` | {configs_with(k)} | {md_escape(doc)} |"
         for k, doc in FIELD_DOCS.items()
     ]
     return "\n".join(["| column | type | configs | description |", "|---|---|---|---|", *rows])

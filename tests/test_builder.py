@@ -64,6 +64,7 @@ def test_no_normalized_program_crosses_splits(tmp_path):
         (dict(num_shards=-1), "num_shards must be a positive integer"),
         (dict(rows_per_shard=0), "rows_per_shard must be a positive integer"),
         (dict(seed=-4), "seed must be a non-negative integer"),
+        (dict(seed=2**63), "seed must be a non-negative integer at most 9223372036854775807"),
     ],
 )
 def test_bad_config_keywords_fail_clearly(kwargs, match):

@@ -17,6 +17,8 @@ TINY = ["--num-train", "4", "--num-validation", "2", "--num-test", "2", "--num-s
         (["--num-proc", "0"], "--num-proc must be a positive integer"),
         (["--verify", "sometimes"], "unknown verify level"),
         (["--num-train", "many"], "invalid int value"),
+        (["--seed", "99999999999999999999999"], "seed must be a non-negative integer at most 9223372036854775807"),
+        (["--seed", str(2**63)], "seed must be a non-negative integer at most 9223372036854775807"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, match, capsys, tmp_path):
@@ -36,13 +38,14 @@ class _nothing:
         return False
 
 
-def test_existing_folder_needs_overwrite(tmp_path, capsys):
+def test_an_existing_folder_of_the_user_is_refused_even_with_overwrite(tmp_path, capsys):
     out = tmp_path / "o"
     out.mkdir()
     (out / "keep.txt").write_text("mine")
-    assert main(["build", "--out", str(out), *TINY, "--verify", "none"]) == 2
-    assert "pass --overwrite" in capsys.readouterr().err
-    assert (out / "keep.txt").read_text() == "mine"
+    for overwrite in ([], ["--overwrite"]):
+        assert main(["build", "--out", str(out), *TINY, "--verify", "none", *overwrite]) == 2
+        assert "not a dataset folder written by warp-cuda-ir" in capsys.readouterr().err
+    assert [p.name for p in out.iterdir()] == ["keep.txt"] and (out / "keep.txt").read_text() == "mine"
 
 
 def test_folder_loads_offline_with_datasets(tmp_path, monkeypatch):
@@ -101,3 +104,30 @@ def test_generator_bug_in_a_worker_process_is_one_line_exit_1(tmp_path):
     )
     assert "Traceback" not in r.stderr
     assert not out.exists() and leftovers(tmp_path) == []
+
+
+USAGE_ERRORS = [
+    ["build", "--seed", str(2**63)],
+    ["build", "--num-proc", "0"],
+    ["build", "--out", ""],
+    ["build", "--out", "mine", "--overwrite"],
+    ["build", "--configs", "cpu,cpu"],
+    ["validate", "nothere"],
+    ["push", "--repo-id", "a/b", "--folder", "nothere", "--dry-run"],
+]
+
+
+def test_usage_errors_are_reported_before_warp_is_imported(tmp_path):
+    """One line on stderr and exit 2, with no output of Warp's (its driver warning comes with its import and
+    initialisation): each error in a fresh interpreter, which then says whether Warp was imported."""
+    import subprocess
+    import sys
+
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("mine")
+    code = "import sys\nfrom builder.cli import main\nrc = main(sys.argv[1:])\nprint(rc, 'warp' in sys.modules)\n"
+    for argv in USAGE_ERRORS:
+        r = subprocess.run([sys.executable, "-c", code, *argv], cwd=tmp_path, capture_output=True, text=True)
+        assert r.stdout.split() == ["2", "False"], (argv, r.stdout, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1 and "error" in r.stderr, (argv, r.stderr)
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "mine"

@@ -31,6 +31,18 @@ def test_dry_run_lists_planned_files(folder, capsys):
     assert "datasets/someone/warp_cuda_ir" in out and 'load_dataset("someone/warp_cuda_ir", "cuda-forward")' in out
 
 
+def test_dry_run_writes_nothing_into_the_folder(copy, capsys):
+    def snapshot():
+        return {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(copy.rglob("*")) if p.is_file()}
+
+    before = snapshot()
+    assert _push(["--repo-id", "alice/kernels", "--folder", str(copy), "--dry-run", "--fidelity-sample", "0"]) == 0
+    out = capsys.readouterr().out
+    assert snapshot() == before
+    assert all(f"  {name}\n" in out for name in ("README.md", "plot_builtins.png", "manifest.json"))
+    assert 'load with: load_dataset("alice/kernels", "cuda-forward")' in out
+
+
 def test_planned_files_honour_ignore_patterns(copy):
     (copy / "x.lock").write_text("")
     (copy / ".cache").mkdir()
@@ -62,7 +74,7 @@ def test_missing_token_fails_cleanly(folder, tmp_path, capsys, monkeypatch):
     assert rc == P.EXIT_AUTH and len(err) == 1 and "no Hugging Face token" in err[0]
 
 
-def test_upload_calls_are_wired(folder, capsys, monkeypatch):
+def test_upload_calls_are_wired_and_the_pushed_card_names_the_repo(copy, capsys, monkeypatch):
     calls = {}
 
     def fake(name):
@@ -74,25 +86,25 @@ def test_upload_calls_are_wired(folder, capsys, monkeypatch):
     monkeypatch.setenv("HF_TOKEN", "hf_dummy")
     monkeypatch.setattr("huggingface_hub.HfApi.create_repo", fake("create_repo"))
     monkeypatch.setattr("huggingface_hub.HfApi.upload_folder", fake("upload_folder"))
-    rc = _push(
-        ["--repo-id", "someone/x", "--folder", str(folder), "--private", "--create-pr", "--fidelity-sample", "0"]
-    )
+    rc = _push(["--repo-id", "someone/x", "--folder", str(copy), "--private", "--create-pr", "--fidelity-sample", "0"])
     assert rc == 0, capsys.readouterr().err
     assert calls["create_repo"][1] == {"repo_type": "dataset", "private": True, "exist_ok": True}
     up = calls["upload_folder"][1]
     assert up["repo_type"] == "dataset" and up["create_pr"] is True and up["ignore_patterns"] == P.IGNORE_PATTERNS
+    card = (Path(up["folder_path"]) / "README.md").read_text()
+    assert 'load_dataset("someone/x", "cuda-forward", split="train")' in card and "ORG/" not in card
 
 
-def test_unreachable_endpoint_and_bad_repo_id(folder, capsys, monkeypatch):
+def test_unreachable_endpoint_and_bad_repo_id(copy, capsys, monkeypatch):
     def boom(self, *a, **k):
         raise ConnectionError("connection refused")
 
     monkeypatch.setenv("HF_TOKEN", "hf_dummy")
     monkeypatch.setattr("huggingface_hub.HfApi.create_repo", boom)
-    rc = _push(["--repo-id", "someone/x", "--folder", str(folder), "--fidelity-sample", "0"])
+    rc = _push(["--repo-id", "someone/x", "--folder", str(copy), "--fidelity-sample", "0"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == P.EXIT_NETWORK and len(err) == 1 and "cannot reach" in err[0]
-    assert _push(["--repo-id", "not a repo", "--folder", str(folder), "--dry-run"]) == 2
+    assert _push(["--repo-id", "not a repo", "--folder", str(copy), "--dry-run"]) == 2
 
 
 def _script(*args: str, cwd: Path) -> subprocess.CompletedProcess:

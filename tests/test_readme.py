@@ -40,3 +40,20 @@ def test_readme_test_command_is_what_ci_runs():
     assert f"pip install -q -e '.[test]' && {command}" in readme
     assert ci.rstrip().splitlines()[-1] == command and "pip install -q -e '.[test]'" in ci
     assert "ruff check ." in ci and "ruff format --check ." in ci
+
+
+def _readme_commands() -> list[list[str]]:
+    return [shlex.split(argv) for doc, argv in _command_lines() if doc == "README.md"]
+
+
+def test_readme_commands_write_distinct_reports_and_their_folders_are_ignored():
+    """Following the README in order never overwrites one report with another, and leaves no folder for git."""
+    reports = [words[i + 1] for words in _readme_commands() for i, w in enumerate(words) if w == "--json"]
+    reports += [words[words.index("--out") + 1] for words in _readme_commands() if words[0] == "evaluate"]
+    assert len(reports) == len(set(reports)) > 1, reports
+    ignored = set((ROOT / ".gitignore").read_text().split())
+    built = {
+        words[words.index("--out") + 1] for words in _readme_commands() if words[0] == "build" and "--out" in words
+    }
+    local = {out for out in built if "://" not in out}
+    assert local and all(f"/{out}/" in ignored for out in local), (local, ignored)

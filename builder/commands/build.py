@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 
 from builder.config import BuildOptions, cli_default, user_fields
 from builder.errors import ConfigError, GPURequired
-from builder.schema import CONFIGS
+from builder.schema import CONFIGS, SPLITS
 
 NAME = "build"
 HELP = "build the dataset folder (Parquet shards + README card + manifest.json)"
@@ -61,16 +62,20 @@ def options_from(args: argparse.Namespace) -> list[BuildOptions]:
 
 
 def run(args: argparse.Namespace) -> int:
+    # every argument is checked before Warp is imported, so a usage error is one line without Warp's own output
     if args.num_proc < 1:
         raise ConfigError(f"--num-proc must be a positive integer, got {args.num_proc}")
     if args.address and args.engine != "ray":
         raise ConfigError("--address joins a Ray cluster: it needs --engine ray")
     options = options_from(args)
-    from builder.dataset.folder import build_folder
-    from builder.warp_backend import codegen
+    from builder.dataset.destination import open_destination
 
-    if any(o.config == "gpu-verified" for o in options) and args.engine == "local" and not codegen.cuda_available():
+    open_destination(args.out, options, args.overwrite, args.resume)  # raises for an output it may not use
+    warn_shards_capped(options)
+    if any(o.config == "gpu-verified" for o in options) and args.engine == "local" and not _cuda_available():
         raise GPURequired()
+    from builder.dataset.folder import build_folder
+
     try:
         stats = build_folder(
             options,
@@ -89,6 +94,31 @@ def run(args: argparse.Namespace) -> int:
         print(f"{opts.config}: " + ", ".join(_count(opts, s, n) for s, n in stats[opts.config].items()))
     print(f"wrote {args.out} (load with datasets.load_dataset({args.out!r}, {options[0].config!r}))")
     return 0
+
+
+def warn_shards_capped(options: list[BuildOptions]) -> None:
+    """A split has at most one shard per row: say so when --num-shards asks for more than the largest split."""
+    generated = [o for o in options if o.config != "real"]
+    if not generated or not generated[0].num_shards:
+        return
+    largest = max(generated[0].size(s) for s in SPLITS)
+    if generated[0].num_shards > largest:
+        print(
+            f"warp-cuda-ir: warning: --num-shards {generated[0].num_shards} but the largest split has {largest} rows: "
+            f"a split has at most one shard per row, so at most {largest} shards each",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def _cuda_available() -> bool:
+    """Whether Warp sees a CUDA device, without Warp's driver warning: where there is none, the one line that
+    follows (the config requires a GPU) says it."""
+    from builder.dataset.shards import quiet_init
+    from builder.warp_backend import codegen
+
+    quiet_init()
+    return codegen.cuda_available()
 
 
 def _count(opts: BuildOptions, split: str, n: int) -> str:

@@ -49,7 +49,7 @@ def build_folder(
     address: str | None = None,
     resume: bool = False,
 ) -> dict[str, dict[str, int]]:
-    dest = open_destination(str(out), manifest.build_key(options), overwrite, resume)  # checks; writes nothing
+    dest = open_destination(str(out), options, overwrite, resume)  # checks; writes nothing
     # named before it exists, so the cleanup below knows it whenever a signal lands
     work = Path(tempfile.gettempdir()) / f"warp_cuda_ir_build_{uuid.uuid4().hex[:12]}"
     saved_env = {k: os.environ.get(k) for k in (codegen.KERNEL_CACHE_ENV,)}
@@ -85,15 +85,16 @@ def _run(options, dest, runner, evidence: str | None, resume: bool) -> list[dict
     shards = build_plan(options)
     records: dict[str, dict] = {}
     reused = []
-    for s in shards:
-        rec = manifest.finished(dest.store, s) if resume else None
-        if rec is not None:
-            records[s.key()], reused = rec, [*reused, s]
     # a generated shard writes every generated config; a real shard writes the real config alone
     by_kind = {
         False: tuple(o for o in options if o.config != "real"),
         True: tuple(o for o in options if o.config == "real"),
     }
+    for s in shards:
+        configs = tuple(o.config for o in by_kind[s.config == "real"])
+        rec = manifest.finished(dest.store, s, dest.repair, configs) if resume else None
+        if rec is not None:
+            records[s.key()], reused = rec, [*reused, s]
     jobs = [ShardJob(by_kind[s.config == "real"], s, dest.spec, evidence) for s in shards if s.key() not in records]
     warn_scale(options, jobs, runner)
     progress = Progress(shards, len(by_kind[False]), runner.name)
@@ -146,7 +147,7 @@ def _finish(dest, options: list[BuildOptions], records: list[dict]) -> None:
     folder = dest.local_folder()
     scratch = None
     try:
-        if folder is None:  # an object store: render the card from a local copy of the shards
+        if folder is None:  # an object store or a repair: render the card from a local copy of the shards
             folder = Path(scratch := tempfile.mkdtemp(prefix="warp_cuda_ir_card_"))
             for path in sorted(shard_files):
                 (folder / path).parent.mkdir(parents=True, exist_ok=True)
@@ -155,7 +156,8 @@ def _finish(dest, options: list[BuildOptions], records: list[dict]) -> None:
         extra = {p: (folder / p).read_bytes() for p in sorted(_files(folder) - shard_files)}
         if dest.local_folder() is None:
             for p, data in extra.items():
-                dest.store.put(p, data)
+                if dest.store.get(p) != data:  # a repaired folder keeps the card files that did not change
+                    dest.store.put(p, data)
         manifest.write(dest.store, options, records, extra)
     finally:
         if scratch:

@@ -3,7 +3,9 @@
 Each finished shard writes ``.done/SHARD.json`` (its files' paths, rows and SHA-256) after its files; a
 ``--resume`` run reuses a shard only when its record is there and every file it names still hashes the same.
 ``manifest.json`` is written last: every file of the folder with its rows and SHA-256, the options and the
-generator version. It holds nothing that depends on the machine, the engine or the time.
+generator version. It holds nothing that depends on the machine, the engine or the time. Its ``builder`` field
+marks the folder as this tool's: ``--overwrite`` replaces no other, and ``--resume`` repairs a finished folder
+by rebuilding the shards whose files are missing or no longer match it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from builder.dataset.shards import DONE, record_path
 from builder.dataset.storage import sha256
 
 NAME = "manifest.json"
+BUILDER = "warp-cuda-ir"  # the manifest's "builder": the folder is one this tool wrote
 
 
 def options_doc(options: list[BuildOptions]) -> dict:
@@ -30,16 +33,38 @@ def build_key(options: list[BuildOptions]) -> str:
     return hashlib.sha256(doc.encode()).hexdigest()[:12]
 
 
-def finished(store, shard: Shard) -> dict | None:
-    """The shard's completion record if every file it names is present and unchanged, else None."""
-    raw = store.get(record_path(shard))
+def read(store) -> dict | None:
+    """The folder's manifest if this tool wrote it, else None (no manifest, not JSON, or someone else's)."""
+    raw = store.get(NAME)
     if raw is None:
         return None
     try:
-        record = json.loads(raw)
+        doc = json.loads(raw)
     except ValueError:
         return None
-    if (record.get("start"), record.get("stop")) != (shard.start, shard.stop):
+    if not isinstance(doc, dict) or doc.get("builder") != BUILDER or not isinstance(doc.get("files"), list):
+        return None
+    return doc
+
+
+def same_build(doc: dict, options: list[BuildOptions]) -> bool:
+    """The manifest records these options and this generator: its shards are the ones this build writes."""
+    return doc.get("generator_version") == GENERATOR_VERSION and doc.get("options") == options_doc(options)
+
+
+def finished(store, shard: Shard, doc: dict | None = None, configs: tuple[str, ...] = ()) -> dict | None:
+    """The shard's record if every file it names is present and unchanged, else None: its completion record,
+    or, in a finished folder (``doc``, its manifest), the manifest's entries for the shard's file of each of
+    ``configs``."""
+    raw = store.get(record_path(shard))
+    if raw is not None:
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            record = None
+    else:
+        record = _listed(doc, shard, configs) if doc else None
+    if not isinstance(record, dict) or (record.get("start"), record.get("stop")) != (shard.start, shard.stop):
         return None
     for f in record.get("files", []):
         data = store.get(f["path"])
@@ -48,14 +73,26 @@ def finished(store, shard: Shard) -> dict | None:
     return record
 
 
+def _listed(doc: dict, shard: Shard, configs: tuple[str, ...]) -> dict | None:
+    entries = {f.get("path"): f for f in doc["files"] if isinstance(f, dict)}
+    files = [entries.get(f"{config}/{shard.filename()}") for config in configs]
+    if not configs or None in files:
+        return None
+    record = {"shard": shard.key(), "split": shard.split, "start": shard.start, "stop": shard.stop}
+    return {**record, "files": [{k: f[k] for k in ("path", "rows", "sha256")} for f in files]}
+
+
 def write(store, options: list[BuildOptions], records: list[dict], extra: dict[str, bytes]) -> None:
     """``extra``: the card's files (README.md, plots), listed with the shards."""
     files = [f for r in records for f in r["files"]]
     files += [{"path": p, "rows": None, "sha256": sha256(d)} for p, d in sorted(extra.items())]
     doc = {
+        "builder": BUILDER,
         "generator_version": GENERATOR_VERSION,
         "options": options_doc(options),
         "files": sorted(files, key=lambda f: f["path"]),
     }
-    store.put(NAME, (json.dumps(doc, indent=1) + "\n").encode())
+    data = (json.dumps(doc, indent=1) + "\n").encode()
+    if store.get(NAME) != data:  # a repair that changed nothing leaves the manifest untouched
+        store.put(NAME, data)
     store.remove(DONE)

@@ -62,6 +62,16 @@ class LocalStore:
         for tmp in self.root.rglob(f".*{TMP_SUFFIX}"):
             tmp.unlink(missing_ok=True)
 
+    def files(self) -> list[str]:
+        """Every file under the root (relative, sorted), hidden ones included; a symbolic link is a file, never
+        followed."""
+        out = []
+        for top, dirs, names in os.walk(self.root):  # followlinks=False: a link to a folder is listed in dirs
+            rel = Path(top).relative_to(self.root)
+            links = [d for d in dirs if os.path.islink(os.path.join(top, d))]
+            out += [(rel / n).as_posix() for n in [*names, *links]]
+        return sorted(out)
+
 
 class FsspecStore:
     def __init__(self, url: str):
@@ -96,6 +106,12 @@ class FsspecStore:
 
     def exists(self) -> bool:
         return self.fs.exists(self.root)
+
+    def files(self) -> list[str]:
+        if not self.fs.exists(self.root):
+            return []
+        prefix = self.root.rstrip("/") + "/"
+        return sorted(p[len(prefix) :] for p in self.fs.find(self.root) if p.startswith(prefix))
 
     def is_empty(self) -> bool:
         return not self.fs.exists(self.root) or not self.fs.ls(self.root)

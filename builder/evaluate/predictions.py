@@ -24,24 +24,53 @@ def _field(obj: dict, key: str, where: str) -> str:
     return value
 
 
+JSON_LINES = 'predictions must be JSON Lines: one {"id": ..., "ir": ...} object a line, in UTF-8'
+_JSON_KIND = {"list": "an array", "dict": "an object", "str": "a string", "int": "a number", "float": "a number"}
+
+
+def _lines(path: Path, data: bytes):
+    """``(line number, text)`` of each line; lines end at ``\\n`` only, as JSON Lines says (a string may hold
+    U+2028), and a line that is not UTF-8 is named by its number, not by a byte offset in the file."""
+    for n, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            yield n, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise EvaluationInputError(
+                f"{path.name} line {n}: not valid UTF-8 (byte {exc.start + 1} of the line); {JSON_LINES}"
+            ) from None
+
+
+def _one_document(data: bytes) -> str | None:
+    """The kind of JSON value the whole file is, when it is one (a pretty-printed array), else None."""
+    try:
+        return _JSON_KIND.get(type(json.loads(data)).__name__, "a value")
+    except ValueError:
+        return None
+
+
 def read(path: Path) -> list[Prediction]:
     """Every prediction in file order; blank lines are skipped, anything else malformed stops with its line."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
         raise EvaluationInputError(f"cannot read predictions {str(path)!r}: {exc}") from exc
     out: list[Prediction] = []
     samples: dict[str, int] = {}
-    for n, line in enumerate(text.splitlines(), start=1):
+    for n, line in _lines(path, data):
         if not line.strip():
             continue
         where = f"{path.name} line {n}"
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise EvaluationInputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
+            whole = _one_document(data)
+            why = f"the whole file is {whole} spread over several lines; " if whole else ""
+            raise EvaluationInputError(
+                f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); {why}{JSON_LINES}"
+            ) from None
         if not isinstance(obj, dict):
-            raise EvaluationInputError(f"{where}: expected a JSON object with 'id' and 'ir', got {type(obj).__name__}")
+            kind = _JSON_KIND.get(type(obj).__name__, json.dumps(obj))
+            raise EvaluationInputError(f"{where}: expected a JSON object with 'id' and 'ir', got {kind}; {JSON_LINES}")
         row_id, ir = _field(obj, "id", where), _field(obj, "ir", where)
         out.append(Prediction(n, row_id, samples.get(row_id, 0), ir))
         samples[row_id] = samples.get(row_id, 0) + 1

@@ -128,3 +128,64 @@ def test_card_shows_the_liveness_shares(copy):
     section = text.split("## Live code", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"\| `(cpu|cuda-forward)` \| (\d+) \| 0 / (\d+) \(0\.0%\) \| 0 / (\d+) \(0\.0%\) \|", section)
     assert sorted(r[0] for r in rows) == ["cpu", "cuda-forward"] and all(int(r[2]) > 0 for r in rows), section
+
+
+def _html(markdown: str) -> str:
+    """The card's Markdown as the Hub shows it: CommonMark with GitHub tables."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table").render(markdown)
+
+
+def test_generated_tables_show_their_text_as_written():
+    from builder.schema import FIELD_DOCS
+    from dataset_card.sections import schema_table
+
+    html = _html(schema_table())
+    assert "<strong>" not in html and "<em>" not in html
+    assert "the __global__ kernel (CUDA)" in html
+    for column, doc in FIELD_DOCS.items():
+        if "`" not in doc:  # a code span renders as <code>, not as written
+            shown = doc.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+            assert shown in html, column
+
+
+def test_a_local_card_loads_its_folder_and_a_pushed_card_names_its_repo(copy, tmp_path, monkeypatch):
+    from dataset_card.render import render
+
+    text = render(copy)
+    assert "ORG/" not in text
+    assert "warp-cuda-ir evaluate --data warp_cuda_ir --config cpu --split test" in text
+    snippet = text.split("```python\n", 1)[1].split("```", 1)[0]
+    assert 'load_dataset("warp_cuda_ir", "cuda-forward", split="train")' in snippet
+    # the snippet runs as written beside a folder named as the card's regenerate command writes it
+    copy.rename(tmp_path / "warp_cuda_ir")
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    exec(snippet, scope)
+    assert scope["ds"].num_rows == 6
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    pushed = render(tmp_path / "warp_cuda_ir", repo_id="alice/kernels", out=aside)
+    assert 'ds = load_dataset("alice/kernels", "cuda-forward", split="train")' in pushed
+    assert "warp-cuda-ir evaluate --data alice/kernels --config cpu" in pushed
+    assert (aside / "README.md").read_text() == pushed and (aside / "plot_builtins.png").is_file()
+    assert (tmp_path / "warp_cuda_ir" / "README.md").read_text() == text  # rendered aside: the folder's card stays
+
+
+def test_the_card_links_the_builder_source_named_in_pyproject(tmp_path):
+    import tomllib
+
+    from dataset_card.sections import builder_doc, builder_line, project_urls
+
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "warp-cuda-ir"\n[project.urls]\nRepository = "https://example.org/wci"\n')
+    urls = project_urls(pyproject)
+    assert urls == {"Repository": "https://example.org/wci"}
+    assert "install it from its repository, https://example.org/wci, with `pip install .`" in builder_line(urls)
+    assert builder_doc(urls, "docs/gpu-verification.md") == (
+        "`docs/gpu-verification.md` in the builder's source (https://example.org/wci)"
+    )
+    # rendered from this source tree, the card reads this tree's pyproject.toml
+    ours = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    assert project_urls() == ours["project"].get("urls", {})

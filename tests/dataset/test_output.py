@@ -11,15 +11,16 @@ from builder.config import BuildOptions, cli_default, user_fields
 from tests.dataset.helpers import SMALL, env_for, leftovers, run, start
 
 
-def test_a_file_in_the_way_is_called_a_file_and_overwrite_replaces_it_cleanly(tmp_path, capsys):
+@pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
+def test_a_file_in_the_way_is_called_a_file_and_never_replaced(overwrite, tmp_path, capsys):
     f = tmp_path / "F"
     f.write_text("mine")
-    assert main(["build", "--out", str(f), *SMALL]) == 2
+    assert main(["build", "--out", str(f), *SMALL, *overwrite]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == f"warp-cuda-ir: error: output path {str(f)!r} exists and is a file, not a folder; pass --overwrite"
+    assert err == (
+        f"warp-cuda-ir: error: output path {str(f)!r} exists and is a file, not a folder; choose another --out"
+    )
     assert f.read_text() == "mine"
-    assert main(["build", "--out", str(f), *SMALL, "--overwrite"]) == 0
-    assert (f / "cpu").is_dir()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
@@ -33,13 +34,16 @@ def test_an_unwritable_output_is_exit_2_naming_the_path_given(where, tmp_path, c
     assert ".partial" not in err
 
 
-def test_the_datasets_builder_leaves_nothing_in_tmp(tmp_path):
+@pytest.mark.parametrize("num_proc", [1, 2])
+def test_the_datasets_builder_leaves_nothing_in_tmp(tmp_path, num_proc):
+    """A process pool's workers are terminated, not shut down, so their exit handlers never run: what they
+    write must live where the builder removes it."""
     code = (
         "from warp_cuda_ir import WarpCudaIR\n"
-        "b = WarpCudaIR(config_name='cpu', cache_dir='hf', num_train=3, num_validation=1, num_test=1,\n"
-        "               verify='compile')\n"
-        "b.download_and_prepare()\n"
-        "assert b.as_dataset(split='train').num_rows == 3\n"
+        "b = WarpCudaIR(config_name='cpu', cache_dir='hf', num_train=4, num_validation=1, num_test=1,\n"
+        "               verify='compile', num_shards=2)\n"
+        f"b.download_and_prepare(num_proc={num_proc})\n"
+        "assert b.as_dataset(split='train').num_rows == 4\n"
     )
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env_for(tmp_path), capture_output=True)
     assert r.returncode == 0, r.stderr.decode()[-2000:]
@@ -78,6 +82,16 @@ def test_num_proc_beyond_the_shards_is_said_and_a_summary_line_ends_the_build(tm
     assert "warning: --num-proc 5 but only 3 shards to build: at most 3 processes work" in r.stderr
     assert r.stderr.count("Could not find or load the NVIDIA CUDA driver") <= 1  # once, not once per worker
     assert "built 3 shards, 10 rows x 1 configs" in r.stderr
+
+
+def test_num_shards_beyond_the_rows_is_said_in_one_line(tmp_path, capsys):
+    assert main(["build", "--out", str(tmp_path / "o"), *SMALL, "--num-shards", "100000"]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "--num-shards" in line]
+    assert warnings == [
+        "warp-cuda-ir: warning: --num-shards 100000 but the largest split has 6 rows: a split has at most one shard "
+        "per row, so at most 6 shards each"
+    ]
+    assert len(list((tmp_path / "o" / "cpu").glob("train-*.parquet"))) == 6
 
 
 def test_a_build_of_hours_says_so_before_it_starts(tmp_path):

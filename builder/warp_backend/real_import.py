@@ -11,8 +11,10 @@ kernel or the whole module could not be used.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
 import multiprocessing as mp
 import re
+import sys
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +27,22 @@ from builder.warp_backend import codegen
 
 # Packages the build does not install: a module importing one is skipped and counted under its name.
 OPTIONAL_PACKAGES = ("pxr", "torch", "jax", "jaxlib", "cupy", "paddle", "numba", "taichi", "pyglet", "OpenGL", "usd")
+
+
+class _Absent(importlib.abc.MetaPathFinder):
+    """Makes ``OPTIONAL_PACKAGES`` absent in the importing child even where they are installed (the ``train``
+    extra brings torch), so the real config is the same on every machine."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in OPTIONAL_PACKAGES:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+def _hide_optional_packages() -> None:
+    for name in [n for n in sys.modules if n.partition(".")[0] in OPTIONAL_PACKAGES]:
+        del sys.modules[name]
+    sys.meta_path.insert(0, _Absent())
 
 
 @dataclass
@@ -203,6 +221,7 @@ def _child(mod: ShippedModule, warp_dir: str, configs: tuple[str, ...], conn) ->
         # The forked child inherits the parent's @wp.func numbering, so a parent that had generated a
         # contact_force made this module's contact_force_1; name them as a fresh process importing it would.
         codegen.reset_function_numbering()
+        _hide_optional_packages()
         try:
             parts = mod.name.split(".")
             if parts[1] == "_src" and len(parts) > 3:

@@ -150,9 +150,9 @@ class Evaluator:
             if not reason:
                 pending.append((len(results) - 1, p, row))
         for row_id in sorted({p.id for _, p, _ in pending}):
-            row = self.rows[row_id]
-            if row["config"] == "real" and re.search(r"\bwp\.tile", row["python_source"]):
-                self.not_scored[row_id] = TILE
+            reason = self._real_exclusion(self.rows[row_id])
+            if reason:
+                self.not_scored[row_id] = reason
         self._run_references(sorted({p.id for _, p, row in pending if self._stage(row) == "run"}))
         outcomes = self._map([self._job_for(row, p.ir) for _, p, row in pending])
         for (n, _, row), outcome in zip(pending, outcomes):
@@ -162,6 +162,15 @@ class Evaluator:
             if r.not_scored:
                 r.functional = None
         return results
+
+    def _real_exclusion(self, row: dict) -> str:
+        """Why a shipped kernel's row is not run at all here (its predictions are still compiled), or ""."""
+        if row["config"] != "real":
+            return ""
+        if re.search(r"\bwp\.tile", row["python_source"]):
+            return TILE
+        # real mixes targets: its CUDA rows are left out of functional, not made null, where no GPU runs them
+        return NO_GPU if row["target"] == "cuda" and not self.gpu else ""
 
     def _run_references(self, row_ids: list[str]) -> None:
         """Run each row's reference; keep its arrays in memory and remove its job directory at once."""

@@ -9,6 +9,7 @@ launching, the tape) is Warp's own, so a prediction runs exactly as the referenc
 
 from __future__ import annotations
 
+import re
 import threading
 import types
 import uuid
@@ -30,6 +31,8 @@ def _load(source: str, tu: str | None, backward: bool, mode: str = "") -> tuple[
     module.options["enable_backward"] = backward
     if mode:
         module.options["mode"] = mode
+    if tu is None:  # Warp's own build of every overload: hashed names keep a generic kernel's instances apart
+        module.options["strip_hash"] = False
     module.mark_modified()
     if tu is not None:
         generate = module._run_codegen
@@ -64,13 +67,32 @@ def compile_and_run(program: Program, tu: str, device: str, backward: bool, tria
 
 
 def real_kernel(ns: dict, name: str, arg_types: list[str]):
-    """The concrete kernel of a shipped row: ``name``, or the overload of it whose argument types are the row's."""
+    """The concrete kernel of a shipped row: ``name``, or its overload for the row's argument types (declared
+    here when the source does not declare it: a module may create its overloads at run time)."""
     from warp._src import types as wt
 
-    for _, inst in codegen.kernel_instances(ns[name]):
+    kernel = ns[name]
+    for _, inst in codegen.kernel_instances(kernel):
         if [wt.type_repr(a.type) for a in inst.adj.args] == list(arg_types):
             return inst
-    raise RuntimeError(f"no instance of kernel {name!r} has the argument types {arg_types}")
+    if not kernel.is_generic:
+        raise RuntimeError(f"kernel {name!r} does not have the argument types {arg_types}")
+    return wp.overload(kernel, [_type(t, ns) for t in arg_types])
+
+
+_ARRAY = re.compile(r"array\(ndim=(\d+), dtype=(.+)\)")
+
+
+def _type(spelling: str, ns: dict):
+    """The Warp type ``warp.types.type_repr`` spells as ``spelling`` (a plain array, a scalar, a vector or
+    matrix, or a struct of the kernel's source); no expression is evaluated."""
+    m = _ARRAY.fullmatch(spelling)
+    if m:
+        return wp.array(dtype=_type(m.group(2), ns), ndim=int(m.group(1)))
+    found = ns.get(spelling, getattr(wp, spelling, None))
+    if found is None:
+        raise RuntimeError(f"argument type {spelling!r} is not a Warp type this harness can name")
+    return found
 
 
 def real_run(row: dict, tu: str | None, device: str, backward: bool, trials: list, on_compiled=None) -> dict:

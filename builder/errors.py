@@ -113,3 +113,7 @@ class ExtractError(ValueError):
 
     def __reduce__(self):
         return ExtractError, self.fields
+
+
+class NotEvaluable(ValueError):
+    """A shipped kernel cannot be run on inputs built from its argument types; the message is the reason."""

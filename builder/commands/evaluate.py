@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 
 from builder.errors import ConfigError
-from builder.schema import SPLITS
+from builder.evaluate.trials import DEFAULT as DEFAULT_TRIALS
+from builder.evaluate.trials import check_count
+from builder.schema import CONFIGS, SPLITS
 
 NAME = "evaluate"
 HELP = "score predictions (PRED.jsonl) against a split: exact match, compiles, same outputs"
@@ -15,12 +17,19 @@ HELP = "score predictions (PRED.jsonl) against a split: exact match, compiles, s
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, help="dataset folder (built by `build`) or Hub id")
-    p.add_argument("--config", required=True, help="cpu, cuda-forward, cuda-backward or gpu-verified")
+    p.add_argument("--config", required=True, help=", ".join(CONFIGS))
     p.add_argument("--split", required=True, help=", ".join(SPLITS))
     p.add_argument("--predictions", required=True, help='JSONL: {"id": ROW_ID, "ir": FUNCTION} a line')
     p.add_argument("--out", required=True, help="REPORT.json (written atomically)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per child (compile + run; default 60)")
     p.add_argument("--num-proc", type=int, default=1, help="children run in parallel")
+    p.add_argument(
+        "--trials",
+        type=int,
+        default=DEFAULT_TRIALS,
+        help=f"input trials every prediction must match (the row's own inputs, fresh seeded ones, a smaller launch; "
+        f"default {DEFAULT_TRIALS})",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,8 +41,9 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--num-proc must be a positive integer, got {args.num_proc}")
     if args.split not in SPLITS:
         raise ConfigError(f"unknown split {args.split!r}; valid: {', '.join(SPLITS)}")
-    if args.config == "real":  # its kernels' inputs are unknown: nothing to run a prediction against
-        raise ConfigError("evaluate scores the generated configs; real rows have no seed to regenerate inputs from")
+    if args.config not in CONFIGS:
+        raise ConfigError(f"unknown config {args.config!r}; valid: {', '.join(CONFIGS)}")
+    check_count(args.trials)
     limits = sandbox.Limits(timeout_s=args.timeout)
     preds = predictions.read(Path(args.predictions))
     rows = {r["id"]: r for r in data.load_rows(args.data, args.config, args.split)}
@@ -45,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         from builder.warp_backend import codegen
 
         gpu = codegen.cuda_available()
-    evaluator = Evaluator(used, limits, args.num_proc, gpu)
+    evaluator = Evaluator(used, limits, args.num_proc, gpu, args.trials)
     try:
         results = evaluator.evaluate(preds)
     finally:

@@ -8,8 +8,8 @@ stderr to a file there, and sets its memory limit. It reports through files in i
 through stdout (a predicted kernel may print):
 
 - ``compiled``: written as soon as the translation unit compiled and its entry points resolved;
-- ``outputs.npz``: the outputs (``out/NAME``) and input gradients (``grad/NAME``) of the launch;
-- ``error.json``: ``{"stage": "compile" | "launch", "message": ...}`` when a stage raised;
+- ``outputs.npz``: the arrays of every trial (``builder.warp_backend.trial_run``); never expected values;
+- ``error.json``: ``{"stage": "inputs" | "compile" | "launch", "message": ...}`` when a stage raised;
 - ``stderr.txt``: everything written to file descriptor 2 (compiler diagnostics, a traceback).
 """
 
@@ -24,7 +24,7 @@ import traceback
 from pathlib import Path
 
 # imported once by the fork server, so each child starts with them loaded
-PRELOAD = ("numpy", "builder.dataset.records", "builder.warp_backend.splice_run")
+PRELOAD = ("numpy", "builder.dataset.records", "builder.warp_backend.splice_run", "builder.evaluate.workload")
 KERNEL_CACHE_ENV = "WARP_CUDA_IR_KERNEL_CACHE"  # codegen.KERNEL_CACHE_ENV, named here without importing Warp
 
 
@@ -67,46 +67,26 @@ def _error(out: Path, stage: str, exc: BaseException) -> None:
     tmp.replace(out / "error.json")
 
 
-def save_run(path: Path, run) -> None:
+def save_arrays(path: Path, arrays: dict) -> None:
     import numpy as np
 
-    arrays = {f"out/{k}": v for k, v in run.outputs.items()} | {f"grad/{k}": v for k, v in run.grads.items()}
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez(tmp, **arrays)
     tmp.replace(path)
 
 
 def evaluate(job: dict, out: Path) -> None:
-    from builder.dataset.records import sample
-    from builder.warp_backend import splice_run
+    """Run the job (``workload.run``) and leave its arrays in ``outputs.npz``, or its failure in ``error.json``."""
+    from builder.evaluate import workload
 
-    if job.get("pch_dir"):
-        splice_run.share_pch_dir(job["pch_dir"])
-    program = sample(job["seed"], job["split"], job["index"], (job["category"],)).program
-    if program.source != job["python_source"]:
-        _error(out, "compile", ValueError("the row's python_source does not regenerate from its coordinates"))
-        return
-    if job["stage"] == "compile":  # CUDA without a GPU: NVRTC only
-        try:
-            splice_run.nvrtc_check(job["tu"])
-        except Exception as exc:  # noqa: BLE001 - any compiler failure is the prediction's
-            _error(out, "compile", exc)
-            return
-        _mark_compiled(out)
-        return
-    stage = ["compile"]
-
-    def compiled() -> None:
-        _mark_compiled(out)
-        stage[0] = "launch"
-
+    stage = workload.Stage(lambda: _mark_compiled(out))
     try:
-        device = splice_run.device_name(job["target"])
-        run = splice_run.compile_and_run(program, job["tu"], device, job["backward"], job["input_seed"], compiled)
+        arrays = workload.run(job, stage, str(out / "tmp"))
     except Exception as exc:  # noqa: BLE001 - compile errors and launch errors come in many types
-        _error(out, stage[0], exc)
+        _error(out, stage.name, exc)
         return
-    save_run(out / "outputs.npz", run)
+    if arrays is not None:
+        save_arrays(out / "outputs.npz", arrays)
 
 
 def main(job_path: str) -> None:

@@ -1,24 +1,34 @@
 """Score every prediction: exact match, static checks, then compile and run in child processes.
 
 A row's reference (its unmodified ``module_source``) runs once, in a child like any prediction, on the same
-device and inputs; each prediction's outputs (and input gradients for backward rows) are compared with the
-reference's within ``execute.TOLERANCES``, so a near-equal float result is not failed by a checksum.
+device and trials (``trials``: the row's own inputs, fresh seeded ones, a smaller launch); its arrays are read
+into this process and its job directory removed before any prediction starts, so a prediction's child never
+sees them. Each prediction's arrays are compared with them here (``compare``), within ``execute.TOLERANCES``.
+
+A row is left out of ``functional`` (``Result.not_scored``) when its reference cannot tell a right body from an
+empty one (``compare.body_independent``), and a shipped (``real``) row also when inputs cannot be built from its
+argument types or its reference does not run cleanly on them; its predictions are still compiled.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from builder.errors import ReferenceFailed
-from builder.evaluate import sandbox, static
+from builder.evaluate import compare, sandbox, static, trials
 from builder.evaluate.predictions import Prediction
 from builder.evaluate.splice import splice
 
 NO_GPU = "not run: no GPU"
+BODY_FREE = "the reference's result does not depend on the function body"
+TILE = "tile kernel (its launch block size is not recorded)"
 
 
 @dataclass
@@ -27,24 +37,27 @@ class Result:
     sample: int
     exact_match: bool
     compiled: bool
-    functional: bool | None  # None: not evaluable here (a CUDA row without a GPU)
+    functional: bool | None  # None: not evaluable here (a CUDA row without a GPU) or not scored (below)
     reason: str = ""  # why not compiled / not functional ("" when it passed)
     detail: str = ""  # the compiler's or checker's message
+    not_scored: str = ""  # why this row's functional result is left out of the scores ("" when it counts)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
 
 
-def _job(row: dict, tu: str, stage: str, pch: Path) -> dict:
-    from builder.warp_backend.verify import input_seed
-
+def job(row: dict, tu: str, stage: str, pch: Path, runs: list[trials.Trial]) -> dict:
+    """What a child needs (``workload.run``): no expected value is in it."""
+    real = row["config"] == "real"
+    own = ("kernel_name", "arg_types") if real else ("seed", "split", "index")
     return {
-        **{k: row[k] for k in ("seed", "split", "index", "category", "python_source", "target")},
+        **{k: row[k] for k in ("id", "category", "python_source", "target", *own)},
+        "real": real,
         "tu": tu,
         "backward": row["pass"] == "backward",
-        "input_seed": input_seed(row["seed"], row["split"], row["index"]),
         "stage": stage,
         "pch_dir": str(pch),
+        "trials": [t.as_json() for t in runs],
     }
 
 
@@ -61,18 +74,43 @@ def _failure(outcome: sandbox.Outcome) -> tuple[str, str]:
     return "child failed", outcome.detail
 
 
+def real_reference_failure(outcome: sandbox.Outcome) -> str:
+    """Why a shipped kernel's reference gives nothing to compare with (a reason counted in the report)."""
+    if outcome.status == "error" and outcome.detail.startswith("NotEvaluable: "):
+        return outcome.detail.removeprefix("NotEvaluable: ").split(";")[0]
+    if outcome.status == "crash" and outcome.detail.startswith("SIGILL"):  # a failed assert traps (debug build)
+        return "Warp's debug checks fail on generated inputs (an out-of-range index)"
+    if outcome.status == "timeout":
+        return "reference timed out on generated inputs"
+    if outcome.status == "crash":
+        return f"reference crashed on generated inputs ({outcome.detail.split(';')[0]})"
+    if outcome.status == "error" and outcome.stage == "inputs":
+        return "reference raised on generated inputs"
+    return f"reference failed in the harness ({_failure(outcome)[0]})"
+
+
+def load_arrays(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as f:
+        return {k: f[k] for k in f.files}
+
+
 class Evaluator:
     """Schedules reference and prediction children over ``num_proc`` slots, in a private work directory."""
 
-    def __init__(self, rows: dict[str, dict], limits: sandbox.Limits, num_proc: int, gpu: bool):
+    def __init__(
+        self, rows: dict[str, dict], limits: sandbox.Limits, num_proc: int, gpu: bool, n_trials: int = trials.DEFAULT
+    ):
         self.rows, self.limits, self.num_proc, self.gpu = rows, limits, num_proc, gpu
+        self.n_trials = trials.check_count(n_trials)
         self.work = Path(tempfile.mkdtemp(prefix="warp_cuda_ir_evaluate_"))
         self.pch = self.work / "pch"
         self.pch.mkdir()
         self.jobs = 0
         self.children = sandbox.Children()
-        self.references: dict[str, Path] = {}  # row id -> the reference's saved outputs
+        self.references: dict[str, dict[str, np.ndarray]] = {}  # row id -> the reference's arrays, in memory
+        self.not_scored: dict[str, str] = {}  # row id -> why its functional result is left out
         self.programs: dict = {}
+        self.trials: dict[str, list[trials.Trial]] = {}
 
     def close(self) -> None:
         self.children.stop()  # after an interrupt, children may still run; none is left behind
@@ -99,7 +137,8 @@ class Evaluator:
         return first + rest
 
     def _stage(self, row: dict) -> str:
-        return "run" if row["target"] == "cpu" or self.gpu else "compile"
+        runs_here = row["target"] == "cpu" or self.gpu
+        return "run" if runs_here and row["id"] not in self.not_scored else "compile"
 
     def evaluate(self, predictions: list[Prediction]) -> list[Result]:
         results, pending = [], []
@@ -110,18 +149,49 @@ class Evaluator:
             results.append(Result(p.id, p.sample, exact, False, False, reason))
             if not reason:
                 pending.append((len(results) - 1, p, row))
-        needs_reference = sorted({p.id for _, p, row in pending if self._stage(row) == "run"})
-        outcomes = self._map([self._job_for(self.rows[i], self.rows[i]["ir"]) for i in needs_reference])
-        for row_id, outcome in zip(needs_reference, outcomes):
-            if outcome.status != "ok" or outcome.outputs is None:
-                # the harness, not a prediction, failed: scoring the row's predictions would mean nothing
-                reason, detail = _failure(outcome) if outcome.status != "ok" else ("no outputs", "")
-                raise ReferenceFailed(row_id, f"{reason}: {detail}" if detail else reason)
-            self.references[row_id] = outcome.outputs
+        for row_id in sorted({p.id for _, p, _ in pending}):
+            reason = self._real_exclusion(self.rows[row_id])
+            if reason:
+                self.not_scored[row_id] = reason
+        self._run_references(sorted({p.id for _, p, row in pending if self._stage(row) == "run"}))
         outcomes = self._map([self._job_for(row, p.ir) for _, p, row in pending])
         for (n, _, row), outcome in zip(pending, outcomes):
             results[n] = self._score(results[n], row, outcome)
+        for r in results:
+            r.not_scored = self.not_scored.get(r.id, "")
+            if r.not_scored:
+                r.functional = None
         return results
+
+    def _real_exclusion(self, row: dict) -> str:
+        """Why a shipped kernel's row is not run at all here (its predictions are still compiled), or ""."""
+        if row["config"] != "real":
+            return ""
+        if re.search(r"\bwp\.tile", row["python_source"]):
+            return TILE
+        # real mixes targets: its CUDA rows are left out of functional, not made null, where no GPU runs them
+        return NO_GPU if row["target"] == "cuda" and not self.gpu else ""
+
+    def _run_references(self, row_ids: list[str]) -> None:
+        """Run each row's reference; keep its arrays in memory and remove its job directory at once."""
+        jobs = [self._job_for(self.rows[i], self.rows[i]["ir"], check_bounds=True) for i in row_ids]
+        for row_id, outcome in zip(row_ids, self._map(jobs)):
+            row = self.rows[row_id]
+            if outcome.status != "ok" or outcome.outputs is None:
+                if row["config"] == "real":
+                    self.not_scored[row_id] = real_reference_failure(outcome)
+                    continue
+                # the harness, not a prediction, failed: scoring the row's predictions would mean nothing
+                reason, detail = _failure(outcome) if outcome.status != "ok" else ("no outputs", "")
+                raise ReferenceFailed(row_id, f"{reason}: {detail}" if detail else reason)
+            arrays = load_arrays(outcome.outputs)
+            shutil.rmtree(outcome.outputs.parent, ignore_errors=True)
+            if row["config"] == "real" and not compare.finite(arrays):
+                self.not_scored[row_id] = "non-finite reference results on generated inputs"
+            elif compare.body_independent(arrays, row["pass"] == "backward"):
+                self.not_scored[row_id] = BODY_FREE
+            else:
+                self.references[row_id] = arrays
 
     def _program(self, row: dict):
         """The row's program, regenerated once (it gives the comparison each output's scalar type)."""
@@ -131,13 +201,38 @@ class Evaluator:
             self.programs[row["id"]] = sample(row["seed"], row["split"], row["index"], (row["category"],)).program
         return self.programs[row["id"]]
 
-    def _job_for(self, row: dict, ir: str) -> dict:
-        return _job(row, splice(row["module_source"], row["ir"], ir), self._stage(row), self.pch)
+    def _trials(self, row: dict) -> list[trials.Trial]:
+        if row["id"] not in self.trials:
+            if row["config"] == "real":
+                ndim = trials.launch_ndim(row["python_source"], row["kernel_name"])
+                self.trials[row["id"]] = trials.real(row, ndim, self.n_trials)
+            else:
+                self.trials[row["id"]] = trials.generated(row, self._program(row), self.n_trials)
+        return self.trials[row["id"]]
+
+    def _job_for(self, row: dict, ir: str, check_bounds: bool = False) -> dict:
+        stage = self._stage(row)
+        out = job(row, splice(row["module_source"], row["ir"], ir), stage, self.pch, self._runs(row, stage))
+        out["check_bounds"] = check_bounds and out["real"]
+        return out
+
+    def _runs(self, row: dict, stage: str) -> list[trials.Trial]:
+        return self._trials(row) if stage == "run" else []
+
+    def _tolerance(self, row: dict) -> compare.Tolerance:
+        from builder.warp_backend import execute
+
+        if row["config"] == "real":
+            return compare.loosest(self.references[row["id"]], execute.TOLERANCES)
+        program = self._program(row)
+        return lambda dtype: execute.tolerance(dtype, program)
 
     def _score(self, result: Result, row: dict, outcome: sandbox.Outcome) -> Result:
         result.compiled = outcome.compiled
         if outcome.status != "ok":
             result.reason, result.detail = _failure(outcome)
+            return result
+        if row["id"] in self.not_scored:
             return result
         if self._stage(row) == "compile":
             result.functional, result.reason = None, NO_GPU
@@ -145,9 +240,7 @@ class Evaluator:
         if outcome.outputs is None:
             result.reason, result.detail = "child failed", "exited without outputs"
             return result
-        from builder.warp_backend import splice_run
-
-        compared = splice_run.compare_saved(self._program(row), outcome.outputs, self.references[row["id"]])
-        result.functional, result.detail = compared
+        ref = self.references[row["id"]]
+        result.functional, result.detail = compare.compare(load_arrays(outcome.outputs), ref, self._tolerance(row))
         result.reason = "" if result.functional else "wrong output"
         return result

@@ -3,6 +3,8 @@
 pass@k for a row with n samples of which c are functional is 1 - C(n-c, k) / C(n, k) (the unbiased estimator
 of Chen et al., 2021), averaged over the rows that have at least k samples; a row with fewer than k samples
 does not count towards pass@k (its pass@1 still does), and a k no row reaches is left out of the report.
+Rows whose functional result is not scored (``Result.not_scored``) count in exact_match and compiled only; the
+report counts them by reason (``not_scored``).
 """
 
 from __future__ import annotations
@@ -26,15 +28,20 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 
 def _rate(values: list) -> float | None:
-    """Mean of booleans; None if any is None (not evaluable here)."""
+    """Mean of booleans; None if any is None (not evaluable here) or there are none."""
     if not values or any(v is None for v in values):
         return None
     return round(sum(map(bool, values)) / len(values), 6)
 
 
+def _scored(results: list[Result], field: str) -> list[Result]:
+    """The results ``field`` is scored over: every one, except rows left out of ``functional``."""
+    return [r for r in results if field != "functional" or not r.not_scored]
+
+
 def _pass_at(results: list[Result], field: str) -> dict[str, float | None]:
     by_row: dict[str, list] = {}
-    for r in results:
+    for r in _scored(results, field):
         by_row.setdefault(r.id, []).append(getattr(r, field))
     out: dict[str, float | None] = {}
     for k in KS:
@@ -54,7 +61,8 @@ def scores(results: list[Result]) -> dict:
         "predictions": len(results),
         "exact_match": _rate([r.exact_match for r in results]),
         "compiled": _rate([r.compiled for r in results]),
-        "functional": _rate([r.functional for r in results]),
+        "functional": _rate([r.functional for r in _scored(results, "functional")]),
+        "functional_rows": len({r.id for r in _scored(results, "functional")}),
         "pass_at_k": _pass_at(results, "functional"),
         "compile_pass_at_k": _pass_at(results, "compiled"),
     }
@@ -64,8 +72,9 @@ def build(config: str, split: str, split_rows: int, results: list[Result], categ
     by_cat: dict[str, list[Result]] = {}
     for r in results:
         by_cat.setdefault(categories[r.id], []).append(r)
-    failures = Counter(r.reason for r in results if r.reason and r.functional is not None)
-    not_evaluated = Counter(r.reason for r in results if r.functional is None and r.compiled)
+    failures = Counter(r.reason for r in results if r.reason and r.reason != NO_GPU)
+    not_evaluated = Counter(r.reason for r in results if r.reason == NO_GPU and r.compiled)
+    not_scored = Counter(reason for reason in {r.id: r.not_scored for r in results if r.not_scored}.values())
     return {
         "config": config,
         "split": split,
@@ -75,6 +84,7 @@ def build(config: str, split: str, split_rows: int, results: list[Result], categ
         "by_category": {c: scores(rs) for c, rs in sorted(by_cat.items())},
         "failures": dict(sorted(failures.items(), key=lambda kv: (-kv[1], kv[0]))),
         "not_evaluated": dict(sorted(not_evaluated.items())),
+        "not_scored": dict(sorted(not_scored.items(), key=lambda kv: (-kv[1], kv[0]))),
         "results": [r.as_dict() for r in results],
     }
 
@@ -108,6 +118,8 @@ def table(report: dict) -> str:
     ]
     if report["failures"]:
         text.append("failures: " + ", ".join(f"{k} {v}" for k, v in report["failures"].items()))
+    if report["not_scored"]:
+        text.append("rows left out of functional: " + ", ".join(f"{k} {v}" for k, v in report["not_scored"].items()))
     if not report["functional_evaluated"]:
         text.append("functional: not evaluated (CUDA rows need a GPU; compile stage only)")
     return "\n".join(text)

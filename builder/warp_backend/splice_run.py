@@ -9,52 +9,120 @@ launching, the tape) is Warp's own, so a prediction runs exactly as the referenc
 
 from __future__ import annotations
 
+import re
 import threading
 import types
 import uuid
+from pathlib import Path
 
-import numpy as np
 import warp as wp
 from warp._src import context as _ctx
 
 from builder.grammar.program import Program
-from builder.warp_backend import codegen, execute
+from builder.warp_backend import codegen, real_inputs, trial_run
 
 
-def _load(program: Program, tu: str, backward: bool) -> tuple[_ctx.Module, dict]:
-    """The program's Warp module, built from ``tu`` rather than from Warp's own code generation."""
+def _load(source: str, tu: str | None, backward: bool, mode: str = "") -> tuple[_ctx.Module, dict]:
+    """The Warp module of ``source``, built from ``tu`` rather than from Warp's own code generation (from Warp's
+    own when ``tu`` is None); ``mode`` "debug" compiles with Warp's bounds checks."""
     # Never reuse a binary: a prediction and its reference share the Python source, hence the cache key.
     wp.config.cache_kernels = False
-    module, (ns,) = codegen.load_sources([("evaluate", program.source)], f"wcir_eval_{uuid.uuid4().hex[:12]}")
+    module, (ns,) = codegen.load_sources([("evaluate", source)], f"wcir_eval_{uuid.uuid4().hex[:12]}")
     module.options["enable_backward"] = backward
+    if mode:
+        module.options["mode"] = mode
+    if tu is None:  # Warp's own build of every overload: hashed names keep a generic kernel's instances apart
+        module.options["strip_hash"] = False
     module.mark_modified()
-    generate = module._run_codegen
+    if tu is not None:
+        generate = module._run_codegen
 
-    def spliced(options: dict, is_cpu: bool):
-        _, ext, meta, ltoirs, fatbins = generate(options, is_cpu)
-        return tu, ext, meta, ltoirs, fatbins
+        def spliced(options: dict, is_cpu: bool):
+            _, ext, meta, ltoirs, fatbins = generate(options, is_cpu)
+            return tu, ext, meta, ltoirs, fatbins
 
-    module._run_codegen = spliced  # an instance attribute: this module only
+        module._run_codegen = spliced  # an instance attribute: this module only
     return module, ns
 
 
-def compile_and_run(
-    program: Program, tu: str, device: str, backward: bool, input_seed: int, on_compiled=None
-) -> execute.Run:
+def _loaded(module: _ctx.Module, kernel, device: str, backward: bool) -> None:
+    hooks = module.load(device).get_kernel_hooks(kernel)
+    # an object that loads but left symbols unresolved (an undefined function) has no entry point
+    if not hooks.forward or (backward and not hooks.backward):
+        raise RuntimeError(f"entry point of {kernel.key!r} not found after loading: unresolved symbols")
+
+
+def compile_and_run(program: Program, tu: str, device: str, backward: bool, trials: list, on_compiled=None) -> dict:
     """Compile ``tu`` as the program's module for ``device`` ("cpu" or "cuda:0"), then launch the kernel (and
-    its adjoint if ``backward``) on the row's seeded inputs; ``on_compiled`` is called between the two."""
-    module, ns = _load(program, tu, backward)
+    its adjoint if ``backward``) on each trial's inputs (``trial_run.run``); ``on_compiled`` is called between."""
+    module, ns = _load(program.source, tu, backward)
     try:
         kernel = ns[program.kernel_name]
-        hooks = module.load(device).get_kernel_hooks(kernel)
-        # an object that loads but left symbols unresolved (an undefined function) has no entry point
-        if not hooks.forward or (backward and not hooks.backward):
-            raise RuntimeError(f"entry point of {program.kernel_name!r} not found after loading: unresolved symbols")
+        _loaded(module, kernel, device, backward)
         if on_compiled is not None:
             on_compiled()
-        return execute.run(program, kernel, ns, np.random.default_rng(input_seed), device, backward)
+        return trial_run.run(kernel, trial_run.generated(program, ns, device), trials, device, backward)
     finally:
         codegen.release(module)
+
+
+def real_kernel(ns: dict, name: str, arg_types: list[str]):
+    """The concrete kernel of a shipped row: ``name``, or its overload for the row's argument types (declared
+    here when the source does not declare it: a module may create its overloads at run time)."""
+    from warp._src import types as wt
+
+    kernel = ns[name]
+    for _, inst in codegen.kernel_instances(kernel):
+        if [wt.type_repr(a.type) for a in inst.adj.args] == list(arg_types):
+            return inst
+    if not kernel.is_generic:
+        raise RuntimeError(f"kernel {name!r} does not have the argument types {arg_types}")
+    return wp.overload(kernel, [_type(t, ns) for t in arg_types])
+
+
+_ARRAY = re.compile(r"array\(ndim=(\d+), dtype=(.+)\)")
+
+
+def _type(spelling: str, ns: dict):
+    """The Warp type ``warp.types.type_repr`` spells as ``spelling`` (a plain array, a scalar, a vector or
+    matrix, or a struct of the kernel's source); no expression is evaluated."""
+    m = _ARRAY.fullmatch(spelling)
+    if m:
+        return wp.array(dtype=_type(m.group(2), ns), ndim=int(m.group(1)))
+    found = ns.get(spelling, getattr(wp, spelling, None))
+    if found is None:
+        raise RuntimeError(f"argument type {spelling!r} is not a Warp type this harness can name")
+    return found
+
+
+def real_run(row: dict, tu: str | None, device: str, backward: bool, trials: list, on_compiled=None) -> dict:
+    """A shipped kernel (``row``: python_source, kernel_name, arg_types) run on inputs built from its types.
+
+    With ``tu`` None the kernel is Warp's own build in debug mode, whose bounds checks end the process on an
+    out-of-range access: the check that generated inputs suit the kernel. Raises ``NotEvaluable`` when an
+    argument cannot be built, before compiling.
+    """
+    module, ns = _load(row["python_source"], tu, backward, "debug" if tu is None else "")
+    try:
+        kernel = real_kernel(ns, row["kernel_name"], row["arg_types"])
+        real_inputs.check(kernel)
+        _loaded(module, kernel, device, backward)
+        if on_compiled is not None:
+            on_compiled()
+        return trial_run.run(kernel, real_inputs.prepare(kernel, device), trials, device, backward)
+    finally:
+        codegen.release(module)
+
+
+def cpu_check(tu: str, workdir: str) -> None:
+    """Compile a CPU translation unit with Warp's CPU compiler into ``workdir``, without loading it (raises on
+    error); the precompiled header is the one ``share_pch_dir`` named."""
+    from warp._src import build
+
+    cpp = Path(workdir) / f"eval_{uuid.uuid4().hex[:12]}.cpp"
+    cpp.write_text(tu)
+    pch = _ctx.runtime.get_clang_pch_dir()
+    build.build_cpu(str(cpp.with_suffix(".o")), str(cpp), use_precompiled_headers=True, pch_dir=pch)
 
 
 def nvrtc_check(tu: str) -> None:
@@ -75,24 +143,3 @@ def share_pch_dir(path: str) -> None:
 
 def device_name(target: str) -> str:
     return "cpu" if target == "cpu" else "cuda:0"
-
-
-def _load_run(path) -> execute.Run:
-    with np.load(path) as f:
-        outputs = {k.removeprefix("out/"): f[k] for k in f.files if k.startswith("out/")}
-        grads = {k.removeprefix("grad/"): f[k] for k in f.files if k.startswith("grad/")}
-    return execute.Run(outputs, grads, {})
-
-
-def compare_saved(program: Program, predicted, reference) -> tuple[bool, str]:
-    """(equal within ``execute.TOLERANCES``, what differed) for two runs saved by the evaluation child."""
-    pred, ref = _load_run(predicted), _load_run(reference)
-    for kind in ("outputs", "grads"):
-        a, b = getattr(pred, kind), getattr(ref, kind)
-        if a.keys() != b.keys():
-            return False, f"{kind} {sorted(a)} differ from the reference's {sorted(b)}"
-        for name in a:
-            if a[name].shape != b[name].shape or a[name].dtype != b[name].dtype:
-                return False, f"{kind} {name!r}: {a[name].dtype}{a[name].shape} vs {b[name].dtype}{b[name].shape}"
-    match, max_abs, max_rel = execute.compare(pred, ref, program)
-    return match, "" if match else f"max_abs_err={max_abs:.3g} max_rel_err={max_rel:.3g}"

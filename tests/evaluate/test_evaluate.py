@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 
 import pyarrow.parquet as pq
 import pytest
 
 from builder.cli import main
+from builder.evaluate import sandbox
+from builder.evaluate.functional import Evaluator
+from builder.evaluate.mutants import mutants
 from tests.conftest import has_cuda
 from tests.evaluate import mutations as M
 
@@ -186,3 +190,45 @@ def test_cuda_functional_on_gpu(cuda_report):
 def test_cpu_evaluation_leaves_no_files(cpu_report):
     *_, left = cpu_report
     assert left == []  # children were killed (timeout, crash) yet their work directories went too
+
+
+def _memorised(row: dict, values) -> str:
+    """The reference with its store replaced by a table of the outputs it gave on the row's own inputs."""
+    table = ", ".join(float(v).hex() for v in values)
+    store = re.search(r"wp::array_store\((var_\w+), (var_\w+), (var_\w+)\);", row["ir"])
+    cheat = f"{{ static const double table[] = {{{table}}}; wp::array_store({store[1]}, {store[2]}, "
+    cheat += f"wp::float32(table[{store[2]}])); }}"
+    return row["ir"].replace(store[0], cheat)
+
+
+def test_outputs_memorised_for_the_rows_inputs_pass_one_trial_and_fail_several(folder, tmp_path):
+    """What fresh trials are for: a body that returns the right values for the row's own inputs only."""
+    row = next(r for r in _rows(folder, "cpu") if "wp::cos" in r["ir"])  # dst[idx] = wp.cos(inv_mass[idx])
+    evaluator = Evaluator({row["id"]: row}, sandbox.Limits(timeout_s=60), 1, False, 1)
+    try:
+        evaluator._run_references([row["id"]])
+        # the reference's arrays live in this process only: its job directory is gone before any prediction runs
+        assert not list(evaluator.work.rglob("outputs.npz"))
+        values = evaluator.references[row["id"]]["0/out/dst"]
+    finally:
+        evaluator.close()
+    _write(tmp_path / "pred.jsonl", [{"id": row["id"], "ir": _memorised(row, values)}])
+    argv = ["evaluate", "--data", str(folder), "--config", "cpu", "--split", "test"]
+    argv += ["--predictions", str(tmp_path / "pred.jsonl"), "--out", str(tmp_path / "r.json"), "--num-proc", "2"]
+    assert main([*argv, "--trials", "1"]) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["results"][0]["functional"] is True
+    assert main(argv) == 0
+    (r,) = json.loads((tmp_path / "r.json").read_text())["results"]
+    assert (r["compiled"], r["functional"], r["reason"]) == (True, False, "wrong output")
+    assert r["detail"].startswith("first at 1/out/dst")  # the row's own inputs still pass; the first fresh trial fails
+
+
+def test_wrong_but_plausible_mutants_fail_functionally(folder, tmp_path):
+    lines = mutants(_rows(folder, "cpu"))
+    assert {x["operator"] for x in lines} >= {"operator_swapped", "branch_inverted", "comparison_flipped"}
+    _write(tmp_path / "pred.jsonl", lines)
+    argv = ["evaluate", "--data", str(folder), "--config", "cpu", "--split", "test", "--num-proc", "2"]
+    assert main([*argv, "--predictions", str(tmp_path / "pred.jsonl"), "--out", str(tmp_path / "r.json")]) == 0
+    results = json.loads((tmp_path / "r.json").read_text())["results"]
+    survivors = [x["operator"] for x, r in zip(lines, results) if not (r["compiled"] and r["functional"] is False)]
+    assert survivors == []

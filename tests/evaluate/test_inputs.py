@@ -82,9 +82,14 @@ def test_reference_that_cannot_run_exits_1(folder, tmp_path, capsys):
     assert not (tmp_path / "r.json").exists()
 
 
-def test_real_config_is_refused_in_one_line(tmp_path, capsys):
-    """Shipped kernels carry no seed, so no inputs to run a prediction with: exit 2 before reading anything."""
-    argv = ["evaluate", "--data", str(tmp_path), "--config", "real", "--split", "test"]
+def test_unknown_config_is_refused_in_one_line(tmp_path, capsys):
+    argv = ["evaluate", "--data", str(tmp_path), "--config", "cpu-backward", "--split", "test"]
     assert main([*argv, "--predictions", str(tmp_path / "p.jsonl"), "--out", str(tmp_path / "r.json")]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "real rows have no seed" in err
+    assert len(err.splitlines()) == 1 and "unknown config 'cpu-backward'; valid: " in err and "real" in err
+
+
+def test_bad_trial_count_exits_2(tmp_path, capsys):
+    argv = ["evaluate", "--data", str(tmp_path), "--config", "cpu", "--split", "test", "--trials", "0"]
+    assert main([*argv, "--predictions", str(tmp_path / "p.jsonl"), "--out", str(tmp_path / "r.json")]) == 2
+    assert "--trials must be a positive integer, got 0" in capsys.readouterr().err

@@ -1,0 +1,113 @@
+"""The input trials a row is judged on: which seeds, which launch sizes.
+
+One set of inputs can be matched by luck (a constant that happens to be right for these values, a branch these
+values never take), so the reference and each prediction run on several trials and every one must agree. Seeds
+come from ``builder.rng.stable_int`` on the row's coordinates plus a ``"trial"`` tag, a stream no other part of the
+project draws from; the first trial of a generated row is the row's own inputs (``verify.input_seed``). The last
+trial launches fewer threads where the program stays safe at that size (``resizable``), so a body that hard-codes
+the launch size, or reads a neighbour's element it should not, fails.
+
+Pure Python: the child that runs a trial (``builder.warp_backend.trial_run``) receives them as plain JSON.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+
+from builder.errors import ConfigError
+from builder.grammar.program import Param, Program
+from builder.rng import derive_rng, stable_int
+
+DEFAULT = 4
+# threads per launch dimension of a shipped kernel's trials (its launch size is not recorded); every array
+# argument gets the trial's size in each of its dimensions, so a thread's own element always exists
+REAL_SIZES = {1: 16, 2: 8, 3: 4, 4: 3}
+
+
+@dataclass(frozen=True)
+class Trial:
+    seed: int  # seeds numpy's default_rng for this trial's inputs
+    launch: tuple[int, ...] = ()  # the launch shape; () = the row's own (generated rows)
+
+    def as_json(self) -> dict:
+        return {"seed": self.seed, "launch": list(self.launch)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Trial:
+        return cls(int(data["seed"]), tuple(int(n) for n in data["launch"]))
+
+
+def check_count(n: int) -> int:
+    if not isinstance(n, int) or n < 1:
+        raise ConfigError(f"--trials must be a positive integer, got {n!r}")
+    return n
+
+
+def resizable(program: Program) -> bool:
+    """Whether the program stays in bounds and in its value ranges when launched with fewer threads.
+
+    A smaller launch keeps every thread index inside the interval the generator assumed, and launch-shaped
+    arrays shrink with it. What does not follow the launch size rules it out: arrays of a fixed shape, an int
+    argument the kernel bounds itself by (passed exactly: ``n``, ``num_rows``), and tile kernels (blocks).
+    """
+    if program.block_dim:
+        return False
+    for a in program.args:
+        if isinstance(a, Param):
+            if a.t.kind == "scalar" and a.t.is_int and a.iv[0] == a.iv[1] and not a.handle:
+                return False
+        elif a.shape:
+            return False
+    return True
+
+
+def smaller(launch: tuple[int, ...], rng) -> tuple[int, ...]:
+    """The launch with its first dimension cut to between half and all but one of its threads."""
+    first = launch[0]
+    return (rng.randint(max(1, (first + 1) // 2), first - 1), *launch[1:]) if first > 1 else launch
+
+
+def generated(row: dict, program: Program, n: int) -> list[Trial]:
+    """The row's own inputs, then ``n - 1`` fresh draws; the last at a smaller launch where ``resizable``."""
+    from builder.warp_backend.verify import input_seed
+
+    coords = (row["seed"], row["split"], row["index"])
+    out = [Trial(input_seed(*coords))]
+    for k in range(1, n):
+        out.append(Trial(stable_int(*coords, "inputs", "trial", k)))
+    if n > 1 and resizable(program):
+        last = smaller(program.launch_shape, derive_rng(*coords, "inputs", "trial", n - 1, "launch"))
+        out[-1] = replace(out[-1], launch=last)
+    return out
+
+
+def kernel_id(row_id: str) -> str:
+    """A real row's id without its config: the three rows of one kernel share their trials."""
+    return row_id.rsplit("/", 1)[0]
+
+
+def real(row: dict, ndim: int, n: int) -> list[Trial]:
+    """``n`` seeded trials of a shipped kernel launched over ``ndim`` equal dimensions; the last one smaller
+    in all of them (its arrays shrink with it)."""
+    key = kernel_id(row["id"])
+    size = REAL_SIZES.get(ndim, 2)
+    out = [Trial(stable_int(key, "inputs", "trial", k), (size,) * ndim) for k in range(n)]
+    if n > 1:
+        (last,) = smaller((size,), derive_rng(key, "inputs", "trial", n - 1, "launch"))
+        out[-1] = replace(out[-1], launch=(last,) * ndim)
+    return out
+
+
+def launch_ndim(source: str, kernel_name: str) -> int:
+    """How many thread indices the kernel unpacks from ``wp.tid()`` (1 when it takes one or none)."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and node.name == kernel_name:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Assign) and _is_tid(sub.value) and isinstance(sub.targets[0], ast.Tuple):
+                    return len(sub.targets[0].elts)
+    return 1
+
+
+def _is_tid(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tid"

@@ -1,0 +1,85 @@
+"""``evaluate --config real``: shipped kernels scored on inputs built from their argument types.
+
+A small real fixture: the rows of two example modules (``verify=none``: the evaluator compiles what it needs),
+holding a kernel whose inputs can be built (``integrate``), one that takes a hash grid's id (``compute_forces``)
+and one with no arguments at all (``dummy_kernel``: any body leaves nothing different).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from builder.cli import main
+from builder.evaluate import baselines
+from builder.evaluate.functional import BODY_FREE, NO_GPU
+from builder.evaluate.mutants import mutants
+from builder.real.rows import RealOptions, rows
+from builder.schema import features
+from tests.conftest import has_cuda
+
+MODULES = ("warp.examples.benchmarks.benchmark_graph_allocs", "warp.examples.optim.example_particle_repulsion")
+INTEGRATE = "real/test/warp.examples.optim.example_particle_repulsion:integrate/cpu"
+FORCES = "real/test/warp.examples.optim.example_particle_repulsion:compute_forces/cpu"
+DUMMY = "real/test/warp.examples.benchmarks.benchmark_graph_allocs:dummy_kernel/cpu"
+
+
+@pytest.fixture(scope="module")
+def real_folder(tmp_path_factory):
+    out = tmp_path_factory.mktemp("real_fixture")
+    got = list(rows(RealOptions(sources="examples", only_modules=MODULES, verify="none")))
+    (out / "real").mkdir()
+    table = pa.Table.from_pylist(got, schema=features("real").arrow_schema)
+    pq.write_table(table, out / "real" / "test-00000-of-00001.parquet")
+    return out, {r["id"]: r for r in got}
+
+
+@pytest.fixture(scope="module")
+def real_report(real_folder, tmp_path_factory):
+    folder, by_id = real_folder
+    tmp = tmp_path_factory.mktemp("eval_real")
+    lines = [{"id": i, "ir": by_id[i]["ir"], "case": "reference"} for i in (INTEGRATE, FORCES, DUMMY)]
+    lines.append({"id": INTEGRATE, "ir": baselines.empty(by_id[INTEGRATE]), "case": "empty"})
+    lines += [m | {"case": m["operator"]} for m in mutants([by_id[INTEGRATE]])]
+    cuda = INTEGRATE.replace("/cpu", "/cuda-forward")
+    lines.append({"id": cuda, "ir": by_id[cuda]["ir"], "case": "cuda reference"})
+    pred, out = tmp / "pred.jsonl", tmp / "report.json"
+    pred.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    argv = ["evaluate", "--data", str(folder), "--config", "real", "--split", "test", "--predictions", str(pred)]
+    assert main([*argv, "--out", str(out), "--num-proc", "2", "--timeout", "60"]) == 0
+    return json.loads(out.read_text()), [x["case"] for x in lines]
+
+
+def test_a_kernel_with_buildable_inputs_is_scored(real_report):
+    rep, cases = real_report
+    got = {(c, r["id"]): r for c, r in zip(cases, rep["results"])}
+    ref = got["reference", INTEGRATE]
+    assert (ref["exact_match"], ref["compiled"], ref["functional"], ref["not_scored"]) == (True, True, True, "")
+    empty = got["empty", INTEGRATE]
+    assert (empty["compiled"], empty["functional"], empty["reason"]) == (True, False, "wrong output")
+
+
+def test_wrong_but_plausible_bodies_fail(real_report):
+    rep, cases = real_report
+    wrong = [r for c, r in zip(cases, rep["results"]) if c not in ("reference", "empty", "cuda reference")]
+    assert wrong and all(r["compiled"] and r["functional"] is False for r in wrong), wrong
+
+
+def test_kernels_that_cannot_be_run_are_compiled_and_counted_by_reason(real_report):
+    rep, cases = real_report
+    got = {(c, r["id"]): r for c, r in zip(cases, rep["results"])}
+    forces, dummy = got["reference", FORCES], got["reference", DUMMY]
+    assert forces["compiled"] and forces["functional"] is None and "uint64" in forces["not_scored"]
+    assert dummy["compiled"] and dummy["functional"] is None and dummy["not_scored"] == BODY_FREE
+    reasons = rep["not_scored"]
+    assert reasons[BODY_FREE] == 1 and sum(n for k, n in reasons.items() if "uint64" in k) == 1
+    cuda = got["cuda reference", INTEGRATE.replace("/cpu", "/cuda-forward")]
+    assert cuda["compiled"] and cuda["exact_match"]
+    if not has_cuda():  # left out of functional rather than making the whole rate null
+        assert cuda["not_scored"] == NO_GPU and reasons[NO_GPU] == 1
+    assert rep["functional_rows"] == (1 if not has_cuda() else 2)
+    assert rep["exact_match"] == pytest.approx(4 / len(cases))
+    assert rep["functional"] == pytest.approx(1 / sum(1 for r in rep["results"] if not r["not_scored"]))

@@ -68,7 +68,7 @@ def cpu_report(folder, tmp_path_factory):
     scratch.mkdir()
     saved, tempfile.tempdir = tempfile.tempdir, str(scratch)  # where the evaluator's work directory goes
     try:
-        result = _evaluate(folder, tmp, "cpu", ("--timeout", "20"))
+        result = _evaluate(folder, tmp, "cpu", ("--timeout", "45"))  # a loaded 2-core machine needs it
     finally:
         tempfile.tempdir = saved
     # multiprocessing's own directory (the fork server's socket) lives until the interpreter exits, by design

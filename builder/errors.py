@@ -113,3 +113,7 @@ class ExtractError(ValueError):
 
     def __reduce__(self):
         return ExtractError, self.fields
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap could not make, or a child could not join, a prediction's sandbox; the message says why."""

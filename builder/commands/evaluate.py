@@ -21,6 +21,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="REPORT.json (written atomically)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per child (compile + run; default 60)")
     p.add_argument("--num-proc", type=int, default=1, help="children run in parallel")
+    p.add_argument(
+        "--unsafe-no-isolation",
+        action="store_true",
+        help="run predictions without the bubblewrap sandbox (only for predictions you trust)",
+    )
+
+
+def _check_isolation() -> None:
+    from builder.errors import SandboxUnavailable
+    from builder.evaluate import isolation
+
+    try:
+        isolation.check()
+    except SandboxUnavailable as exc:
+        raise ConfigError(f"cannot isolate predictions ({exc}); pass --unsafe-no-isolation to run anyway") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,7 +49,9 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"unknown split {args.split!r}; valid: {', '.join(SPLITS)}")
     if args.config == "real":  # its kernels' inputs are unknown: nothing to run a prediction against
         raise ConfigError("evaluate scores the generated configs; real rows have no seed to regenerate inputs from")
-    limits = sandbox.Limits(timeout_s=args.timeout)
+    limits = sandbox.Limits(timeout_s=args.timeout, isolate=not args.unsafe_no_isolation)
+    if limits.isolate:
+        _check_isolation()
     preds = predictions.read(Path(args.predictions))
     rows = {r["id"]: r for r in data.load_rows(args.data, args.config, args.split)}
     predictions.check_ids(preds, set(rows), args.split)

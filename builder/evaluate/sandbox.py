@@ -11,6 +11,7 @@ directory, which the caller removes; its stderr is a FIFO read into a bounded bu
 
 from __future__ import annotations
 
+import ctypes
 import json
 import math
 import multiprocessing
@@ -70,22 +71,27 @@ _server_started = False
 
 def _ensure_server() -> None:
     """Start the fork server, if this evaluation has not, with only ``isolation.SAFE_ENV`` in its environment:
-    a child's environment block is the fork server's, and tokens or HOME must not be in it. The caller holds
-    ``_lock``; the swap of ``os.environ`` lasts only while the server is spawned."""
+    a child's environment block is the fork server's, and tokens or HOME must not be in it. The process's C
+    environment (which the server inherits; libraries such as readline set variables there that ``os.environ``
+    does not list) is replaced while the server is spawned, then rebuilt from ``os.environ``, which is never
+    touched. The caller holds ``_lock``."""
     global _server_started
     if _server_started:
         return
     from multiprocessing import forkserver
 
-    saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update({k: v for k, v in saved.items() if k in isolation.SAFE_ENV})
+    libc = ctypes.CDLL(None)
+    libc.clearenv()
+    for name in isolation.SAFE_ENV:
+        if name in os.environ:
+            os.putenv(name, os.environ[name])
     try:
         _ctx()
         forkserver.ensure_running()
     finally:
-        os.environ.clear()
-        os.environ.update(saved)
+        libc.clearenv()
+        for name, value in os.environ.items():
+            os.putenv(name, value)
     _server_started = True
 
 

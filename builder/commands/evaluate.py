@@ -40,7 +40,7 @@ def _check_isolation() -> None:
 
 def run(args: argparse.Namespace) -> int:
     from builder import GENERATOR_VERSION
-    from builder.evaluate import data, predictions, report, sandbox
+    from builder.evaluate import data, predictions, preprocess, report, sandbox
     from builder.evaluate.functional import Evaluator
 
     if args.num_proc < 1:
@@ -50,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if args.config == "real":  # its kernels' inputs are unknown: nothing to run a prediction against
         raise ConfigError("evaluate scores the generated configs; real rows have no seed to regenerate inputs from")
     limits = sandbox.Limits(timeout_s=args.timeout, isolate=not args.unsafe_no_isolation)
+    preprocess.compiler()  # the static checks need g++: say so before any work
     if limits.isolate:
         _check_isolation()
     preds = predictions.read(Path(args.predictions))

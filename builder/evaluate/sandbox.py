@@ -162,8 +162,9 @@ def _run_once(job: dict, directory: Path, limits: Limits, children: Children) ->
     directory.mkdir(parents=True)
     (directory / "tmp").mkdir()
     stderr = output.Stderr(directory / "stderr.txt")
-    holder = _holder(job, directory) if limits.isolate else None
+    holder = None
     try:
+        holder = _holder(job, directory) if limits.isolate else None
         proc, timed_out = _start_and_wait(_job_file(job, directory, limits, holder), limits, children)
     finally:
         if holder is not None:

@@ -117,3 +117,7 @@ class ExtractError(ValueError):
 
 class NotEvaluable(ValueError):
     """A shipped kernel cannot be run on inputs built from its argument types; the message is the reason."""
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap could not make, or a child could not join, a prediction's sandbox; the message says why."""

@@ -30,11 +30,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help=f"input trials every prediction must match (the row's own inputs, fresh seeded ones, a smaller launch; "
         f"default {DEFAULT_TRIALS})",
     )
+    p.add_argument(
+        "--unsafe-no-isolation",
+        action="store_true",
+        help="run predictions without the bubblewrap sandbox (only for predictions you trust)",
+    )
+
+
+def _check_isolation() -> None:
+    from builder.errors import SandboxUnavailable
+    from builder.evaluate import isolation
+
+    try:
+        isolation.check()
+    except SandboxUnavailable as exc:
+        raise ConfigError(f"cannot isolate predictions ({exc}); pass --unsafe-no-isolation to run anyway") from None
 
 
 def run(args: argparse.Namespace) -> int:
     from builder import GENERATOR_VERSION
-    from builder.evaluate import data, predictions, report, sandbox
+    from builder.evaluate import data, predictions, preprocess, report, sandbox
     from builder.evaluate.functional import Evaluator
 
     if args.num_proc < 1:
@@ -44,7 +59,10 @@ def run(args: argparse.Namespace) -> int:
     if args.config not in CONFIGS:
         raise ConfigError(f"unknown config {args.config!r}; valid: {', '.join(CONFIGS)}")
     check_count(args.trials)
-    limits = sandbox.Limits(timeout_s=args.timeout)
+    limits = sandbox.Limits(timeout_s=args.timeout, isolate=not args.unsafe_no_isolation)
+    preprocess.compiler()  # the static checks need g++: say so before any work
+    if limits.isolate:
+        _check_isolation()
     preds = predictions.read(Path(args.predictions))
     rows = {r["id"]: r for r in data.load_rows(args.data, args.config, args.split)}
     predictions.check_ids(preds, set(rows), args.split)

@@ -96,6 +96,10 @@ def main(job_path: str) -> None:
         out = Path(job_path).parent
         _isolate(out)
         job = json.loads(Path(job_path).read_text())
+        if job.get("sandbox_pid"):  # returns in a grandchild inside the job's sandbox (see enter.py)
+            from builder.evaluate import enter
+
+            enter.join(job["sandbox_pid"], out)
         limit_memory(job["memory_mb"])
         limit_cpu(job["cpu_s"])
         evaluate(job, out)

@@ -2,19 +2,22 @@
 
 A prediction must be exactly one function definition with the reference's signature (same symbol, linkage,
 template head and parameters), so it can only change the function body. Anything that could game the
-comparison from outside that body is rejected: preprocessor lines (``#include``, ``#define``...), inline
-assembly, or more ``extern "C"`` than the reference has. What the body writes at run time is caught by running
-it in a child process (an out-of-bounds write crashes it or changes the outputs).
+comparison from outside that body is rejected: any ``#`` outside a literal (``#include``, ``#define``...),
+digraphs and trigraphs (``%:define`` is a directive too), text that the compiler's preprocessor would change
+(``preprocess``), inline assembly, or more ``extern "C"`` than the reference has. These checks are a second
+line: what the body does at run time is confined by the sandbox the child runs in (``isolation``).
 """
 
 from __future__ import annotations
 
 import re
 
+from builder.evaluate import preprocess
+
 _COMMENT_OR_LITERAL = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _ASM = re.compile(r"\b(?:asm|__asm__|__asm)\b")
 _EXTERN_C = re.compile(r'\bextern\s*"C"')
-_DIRECTIVE = re.compile(r"^\s*#\s*(\w*)", re.M)
+_DIRECTIVE = re.compile(r"#\s*(\w*)")  # a directive, or a # or ## operator: none belongs in a body
 
 
 def normalize_whitespace(code: str) -> str:
@@ -61,6 +64,9 @@ def check(predicted: str, reference: str) -> str:
     directive = _DIRECTIVE.search(bare)
     if directive:
         return "static: #include" if directive.group(1) == "include" else "static: preprocessor directive"
+    spelled = preprocess.spelling(bare, predicted)
+    if spelled:
+        return f"static: {spelled}"
     if _ASM.search(bare):
         return "static: inline asm"
     if len(_EXTERN_C.findall(strip_comments(predicted))) > len(_EXTERN_C.findall(strip_comments(reference))):
@@ -69,4 +75,15 @@ def check(predicted: str, reference: str) -> str:
         return "static: not exactly one function definition"
     if signature(predicted) != signature(reference):
         return "static: signature differs from the reference"
+    return _preprocessor_view(predicted)
+
+
+def _preprocessor_view(predicted: str) -> str:
+    """ "" if the preprocessor leaves the text as it is (whitespace and comments aside), else the reason."""
+    try:
+        after = preprocess.preprocessed(predicted)
+    except ValueError:
+        return "static: rejected by the preprocessor"
+    if normalize_whitespace(after) != normalize_whitespace(strip_comments(predicted)):
+        return "static: changed by the preprocessor"
     return ""

@@ -1,4 +1,4 @@
-"""Static checks and pass@k, without compilers."""
+"""Static checks (with g++'s preprocessor) and pass@k."""
 
 from __future__ import annotations
 
@@ -43,6 +43,24 @@ CUDA = 'extern "C" __global__ void k_cuda_kernel_forward(\n    wp::launch_bounds
         ),
         (REF.replace("size_t task_index", "int task_index"), "static: signature differs from the reference"),
         (REF.replace("template <bool wp_linear_contiguous>\n", ""), "static: signature differs from the reference"),
+        # what the preprocessor would act on, however it is spelled
+        (REF.replace("    const char", "    x = 1; #define y\n    const char"), "static: preprocessor directive"),
+        (REF.replace("    const char", "    %:define E(x) extern x\n    const char"), "static: digraph"),
+        (REF.replace("    wp::array_store", "    %>\n    <%\n    wp::array_store"), "static: digraph"),
+        (REF.replace("var_out, var_0", "var_out<:0:>, var_0"), "static: digraph"),
+        (REF.replace("    const char", "    ??=define E extern\n    const char"), "static: trigraph"),
+        (
+            REF.replace("    const char", '    _Pragma("GCC poison x")\n    const char'),
+            "static: changed by the preprocessor",
+        ),
+        (REF.replace("var_1);", "var_1 + __LINE__);"), "static: changed by the preprocessor"),
+        (REF.replace("var_1);", "var_1 + __cplusplus);"), "static: changed by the preprocessor"),
+        (REF.replace("var_out, var_0", "var_out, va\\\nr_0"), "static: changed by the preprocessor"),
+        (REF.replace("var_1);", "var_1 + __has_include(<x>));"), "static: rejected by the preprocessor"),
+        # spellings that only look like the above stay allowed
+        (REF.replace('"}"', '"<% #define"'), ""),
+        (REF.replace('"}"', '"??="'), "static: trigraph"),  # some compilers replace them even in literals
+        (REF.replace("var_out, var_0", "var_out, ::wp::f<::wp::float32>(var_0)"), ""),
     ],
 )
 def test_check(pred, reason):

@@ -12,6 +12,8 @@ from builder.errors import ConfigError
 from builder.train import checkpoint, loop
 from builder.train.options import ModelOptions, TrainOptions
 
+pytestmark = pytest.mark.slow  # builds the tiny folder (once a session) and streams it
+
 TINY = ModelOptions(layers=1, hidden=32, heads=2, vocab_size=320)
 
 

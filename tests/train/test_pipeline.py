@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from builder.cli import main
 from builder.train import checkpoint
+
+pytestmark = pytest.mark.slow  # builds the tiny folder (once a session) and streams it
 
 TINY = ["--layers", "1", "--hidden", "32", "--heads", "2", "--vocab-size", "320", "--max-length", "160"]
 TINY += ["--max-prompt", "48", "--batch-size", "4", "--warmup-steps", "2", "--log-every", "2", "--threads", "1"]

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 from builder.train import batches, prompt
 from builder.train.stream import open_split
+
+pytestmark = pytest.mark.slow  # builds the tiny folder (once a session) and streams it
 
 
 def _row(tiny) -> dict:

@@ -10,6 +10,8 @@ from builder.errors import ConfigError
 from builder.train.stream import RowStream, rank_from_env
 from tests.train.conftest import TRAIN_ROWS
 
+pytestmark = pytest.mark.slow  # builds the tiny folder (once a session) and streams it
+
 
 def _ids(stream, n: int) -> list[str]:
     return [row["id"] for row in itertools.islice(iter(stream), n)]

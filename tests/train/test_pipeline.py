@@ -10,7 +10,7 @@ import json
 import pytest
 
 from builder.cli import main
-from builder.train import checkpoint
+from builder.train import checkpoint, heldout
 
 pytestmark = pytest.mark.slow  # builds the tiny folder (once a session) and streams it
 
@@ -27,6 +27,7 @@ def test_train_resume_predict_evaluate(tiny, tmp_path, capsys):
     assert main([*train, "--max-steps", "6", "--resume"]) == 0
     assert [r["step"] for r in checkpoint.read_log(run)] == [2, 4, 6]
     assert [p.name for p in checkpoint.folders(run)] == ["step-000004", "step-000006"]  # --keep 2
+    assert 0 < heldout.loss(run, str(tiny), "cpu", "test", limit=3) < 20
     info = json.loads((run / "run.json").read_text())
     assert info["parameters"] > 0 and info["tokens_per_row"]["ir"]["rows"] == 40
 

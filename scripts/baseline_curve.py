@@ -1,13 +1,14 @@
 """The training curve of a `warp-cuda-ir train` run: loss, held-out loss and the evaluator's scores by checkpoint.
 
     python scripts/baseline_curve.py RUN --data FOLDER [--config cpu] [--split test] [--limit 40]
-                                     [--max-new-tokens 512] [--batch-size 20] [--num-proc 1] [--out docs/baseline_curve]
+                                     [--max-new-tokens 512] [--batch-size 20] [--num-proc 1]
+                                     [--real-data REAL_FOLDER] [--out docs/baseline_curve]
 
 For each checkpoint of RUN it writes greedy predictions for the first --limit rows of the split
-(`warp-cuda-ir predict`), scores them (`warp-cuda-ir evaluate`) and measures the teacher-forced loss on the same
-rows, then writes OUT.json (the log and the scores by step) and OUT.png (training and held-out loss; exact
-match, compiled and functional rates against steps). Predictions and
-reports go to a temporary folder that is removed at the end.
+(`warp-cuda-ir predict`), scores them (`warp-cuda-ir evaluate`) and measures the teacher-forced loss on the
+same rows (and, with --real-data, on the real rows of the trained target and pass), then writes OUT.json (the
+log and the scores by step) and OUT.png (training and held-out loss; exact match, compiled and functional
+rates against steps). Predictions and reports go to a temporary folder that is removed at the end.
 """
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ def score(ckpt: Path, args: argparse.Namespace, tmp: Path) -> dict:
     step = json.loads((ckpt / "train.json").read_text())["step"]
     held_out = heldout.loss(ckpt, args.data, args.config, args.split, args.limit)
     keys = ("rows", "predictions", "exact_match", "compiled", "functional", "failures")
-    return {"step": step, "held_out_loss": round(held_out, 4), **{k: rep[k] for k in keys}}
+    out = {"step": step, "held_out_loss": round(held_out, 4), **{k: rep[k] for k in keys}}
+    if args.real_data:  # every real row with the trained target and pass: how far the loss carries to shipped code
+        out["real_held_out_loss"] = round(heldout.loss(ckpt, args.real_data, "real", "test", 0), 4)
+    return out
 
 
 def plot(log: list[dict], scores: list[dict], out: Path) -> None:
@@ -47,6 +51,9 @@ def plot(log: list[dict], scores: list[dict], out: Path) -> None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
     left.plot([r["step"] for r in log], [r["loss"] for r in log], label="train (batch)")
     left.plot([s["step"] for s in scores], [s["held_out_loss"] for s in scores], marker="o", label="held out")
+    if all("real_held_out_loss" in s for s in scores):
+        real = [s["real_held_out_loss"] for s in scores]
+        left.plot([s["step"] for s in scores], real, marker="s", label="real (shipped kernels)")
     left.set(xlabel="step", ylabel="loss per completion token", title="loss")
     left.legend()
     for key in ("exact_match", "compiled", "functional"):
@@ -67,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-new-tokens", type=int, default=512)
     p.add_argument("--batch-size", type=int, default=20, help="rows decoded together")
     p.add_argument("--num-proc", type=int, default=1, help="evaluate's child processes")
+    p.add_argument("--real-data", default="", help="a built `real` folder: add its held-out loss to the curve")
     p.add_argument("--out", default="docs/baseline_curve")
     args = p.parse_args(argv)
     run = Path(args.run)

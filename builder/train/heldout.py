@@ -9,18 +9,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from builder.train import batches, checkpoint, model, prompt, stream, tokenizer
+from builder.train import batches, checkpoint, model, predict, prompt, tokenizer
 
 
 def loss(ckpt: str | Path, data: str, config: str, split: str, limit: int, batch_size: int = 16) -> float:
-    """Mean loss per completion token over the first ``limit`` rows of the split, prompts built as in training."""
+    """Mean loss per completion token over the rows ``predict`` would decode (the first ``limit`` with the trained
+    target and pass), prompts built as in training."""
     import torch
 
     folder = checkpoint.latest(Path(ckpt))
     opts = json.loads((folder / "train.json").read_text())["options"]
     tok, net = tokenizer.load(folder / "tokenizer.json"), model.load(folder)
     net.eval()
-    rows = list(stream.open_split(data, config, split).take(limit))
+    rows = predict.rows_to_predict(data, config, split, opts["config"], predict.DecodeOptions(limit=limit))
     total, count = 0.0, 0
     for start in range(0, len(rows), batch_size):
         examples = [

@@ -9,7 +9,7 @@ from builder.errors import ConfigError
 
 NAME = "train"
 HELP = "train a baseline model (BPE tokenizer + small transformer) on a config's train split; resumable"
-NEEDS_EXTRA = "needs the train extra (torch, transformers, tokenizers): pip install -e '.[train]'"
+NEEDS_EXTRA = "train and predict need the train extra (torch, transformers, tokenizers): pip install -e '.[train]'"
 EPILOG = (
     "The run folder --out gets run.json (options, tokens per row, parameters), tokenizer.json, log.jsonl (loss, "
     "learning rate, tokens/s per logged step) and checkpoints/step-NNNNNN/ (model, tokenizer, optimizer, "
@@ -60,14 +60,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _import_or_exit(module: str):
+    """``module`` of builder.train, after checking the extra is installed (its imports of torch are lazy)."""
     import importlib
 
     try:
-        return importlib.import_module(module)
+        for name in ("torch", "transformers", "tokenizers"):
+            importlib.import_module(name)
     except ModuleNotFoundError as exc:
-        if exc.name and exc.name.split(".")[0] in ("torch", "transformers", "tokenizers"):
-            raise ConfigError(f"{NAME} {NEEDS_EXTRA}") from exc
-        raise
+        raise ConfigError(NEEDS_EXTRA) from exc
+    return importlib.import_module(module)
 
 
 def _set_threads(threads: int) -> None:

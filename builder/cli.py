@@ -15,7 +15,7 @@ from builder.dataset import interrupts
 from builder.errors import ConfigError
 
 # Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ("build", "validate", "evaluate", "push")
+COMMANDS = ("build", "validate", "evaluate", "train", "predict", "push")
 
 
 class _Parser(argparse.ArgumentParser):

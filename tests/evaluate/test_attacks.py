@@ -97,7 +97,9 @@ def test_libc_walk_has_no_effect(sandboxed):
 def test_setsid_sleepers_die_with_the_sandbox(sandboxed):
     results, _, _, wall = sandboxed
     assert results["setsid_sleepers"]["compiled"]
-    assert wall < 60  # the evaluation did not wait for them
+    assert (
+        wall < 300
+    )  # the evaluation did not wait for them (they sleep 600 s; the bound is loose for a loaded machine)
     assert _processes_named(NAME) == []
 
 

@@ -1,0 +1,95 @@
+"""The training curve of a `warp-cuda-ir train` run: loss, held-out loss and the evaluator's scores by checkpoint.
+
+    python scripts/baseline_curve.py RUN --data FOLDER [--config cpu] [--split test] [--limit 40]
+                                     [--max-new-tokens 512] [--batch-size 20] [--num-proc 1]
+                                     [--real-data REAL_FOLDER] [--out docs/baseline_curve]
+
+For each checkpoint of RUN it writes greedy predictions for the first --limit rows of the split
+(`warp-cuda-ir predict`), scores them (`warp-cuda-ir evaluate`) and measures the teacher-forced loss on the
+same rows (and, with --real-data, on the real rows of the trained target and pass), then writes OUT.json (the
+log and the scores by step) and OUT.png (training and held-out loss; exact match, compiled and functional
+rates against steps). Predictions and reports go to a temporary folder that is removed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from builder.cli import main as cli
+from builder.train import checkpoint, heldout
+
+
+def score(ckpt: Path, args: argparse.Namespace, tmp: Path) -> dict:
+    pred, report = tmp / f"{ckpt.name}.jsonl", tmp / f"{ckpt.name}.json"
+    where = ["--data", args.data, "--config", args.config, "--split", args.split]
+    decode = ["--limit", str(args.limit), "--max-new-tokens", str(args.max_new_tokens), "--threads", "1"]
+    decode += ["--batch-size", str(args.batch_size)]
+    if cli(["predict", "--checkpoint", str(ckpt), *where, "--out", str(pred), *decode]) != 0:
+        raise SystemExit(f"predict failed for {ckpt}")
+    if cli(["evaluate", *where, "--predictions", str(pred), "--out", str(report), "--num-proc", str(args.num_proc)]):
+        raise SystemExit(f"evaluate failed for {ckpt}")
+    rep = json.loads(report.read_text())
+    step = json.loads((ckpt / "train.json").read_text())["step"]
+    held_out = heldout.loss(ckpt, args.data, args.config, args.split, args.limit)
+    keys = ("rows", "predictions", "exact_match", "compiled", "functional", "failures")
+    out = {"step": step, "held_out_loss": round(held_out, 4), **{k: rep[k] for k in keys}}
+    if args.real_data:  # every real row with the trained target and pass: how far the loss carries to shipped code
+        out["real_held_out_loss"] = round(heldout.loss(ckpt, args.real_data, "real", "test", 0), 4)
+    return out
+
+
+def plot(log: list[dict], scores: list[dict], out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
+    left.plot([r["step"] for r in log], [r["loss"] for r in log], label="train (batch)")
+    left.plot([s["step"] for s in scores], [s["held_out_loss"] for s in scores], marker="o", label="held out")
+    if all("real_held_out_loss" in s for s in scores):
+        real = [s["real_held_out_loss"] for s in scores]
+        left.plot([s["step"] for s in scores], real, marker="s", label="real (shipped kernels)")
+    left.set(xlabel="step", ylabel="loss per completion token", title="loss")
+    left.legend()
+    for key in ("exact_match", "compiled", "functional"):
+        right.plot([s["step"] for s in scores], [s[key] for s in scores], marker="o", label=key)
+    right.set(xlabel="step", ylabel="share of predictions", ylim=(-0.02, 1.02), title="greedy, generated test rows")
+    right.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("run")
+    p.add_argument("--data", required=True)
+    p.add_argument("--config", default="cpu")
+    p.add_argument("--split", default="test")
+    p.add_argument("--limit", type=int, default=40)
+    p.add_argument("--max-new-tokens", type=int, default=512)
+    p.add_argument("--batch-size", type=int, default=20, help="rows decoded together")
+    p.add_argument("--num-proc", type=int, default=1, help="evaluate's child processes")
+    p.add_argument("--real-data", default="", help="a built `real` folder: add its held-out loss to the curve")
+    p.add_argument("--out", default="docs/baseline_curve")
+    args = p.parse_args(argv)
+    run = Path(args.run)
+    if not checkpoint.folders(run):
+        print(f"baseline_curve: error: {args.run!r} has no checkpoints", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="baseline_curve_") as tmp:
+        scores = [score(ckpt, args, Path(tmp)) for ckpt in checkpoint.folders(run)]
+    log = checkpoint.read_log(run)
+    out = Path(args.out)
+    out.with_suffix(".json").write_text(json.dumps({"log": log, "scores": scores}, indent=1) + "\n")
+    plot(log, scores, out.with_suffix(".png"))
+    print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.png')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,20 @@
+"""scripts/baseline_curve.py: refuses a folder without checkpoints; plots a log and scores."""
+
+from __future__ import annotations
+
+from scripts import baseline_curve as C
+
+
+def test_no_checkpoints_exit_2(tmp_path, capsys):
+    assert C.main([str(tmp_path), "--data", str(tmp_path)]) == 2
+    assert "has no checkpoints" in capsys.readouterr().err
+
+
+def test_plot_writes_a_png(tmp_path):
+    log = [{"step": s, "loss": 5.0 / s} for s in (10, 20, 30)]
+    scores = [
+        {"step": s, "held_out_loss": 6.0 / s, "exact_match": 0.0, "compiled": s / 100, "functional": s / 200}
+        for s in (10, 30)
+    ]
+    C.plot(log, scores, tmp_path / "curve.png")
+    assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -261,3 +261,16 @@ def test_units_defining_the_same_kernel_never_share_a_compiler_run():
     twin = verify.Item("twin", items[0].program, items[0].tu, 0)
     batches = verify.name_disjoint_batches([items[0], twin, items[1]], 16, verify.cuda_symbols)
     assert [len(b) for b in batches] == [2, 1] and twin in batches[1]
+
+
+def test_an_evidence_cache_without_a_folder_removes_its_own():
+    import gc
+    import os
+
+    cache = verify.EvidenceCache(None)
+    cache.put("src", "what", {"compiled": True})
+    root = cache.root
+    assert cache.get("src", "what") == {"compiled": True} and os.path.isdir(root)
+    del cache
+    gc.collect()
+    assert not os.path.exists(root)

@@ -14,8 +14,10 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import tempfile
 import uuid
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -242,7 +244,10 @@ class EvidenceCache:
     """Content-addressed results on disk: key = program source + toolchain + what was checked."""
 
     def __init__(self, root: str | None):
-        self.root = root or tempfile.mkdtemp(prefix="warp_cuda_ir_evidence_")
+        if root is None:  # a cache of its own: removed with the object (or at exit), never left in TMPDIR
+            root = tempfile.mkdtemp(prefix="warp_cuda_ir_evidence_")
+            weakref.finalize(self, shutil.rmtree, root, True)
+        self.root = root
         os.makedirs(self.root, exist_ok=True)
         tc = codegen.toolchain()
         self.salt = f"warp={tc['warp']};nvrtc={tc['nvrtc']}"

@@ -31,6 +31,7 @@ def cache_env(root: Path) -> dict[str, str]:
         "HF_MODULES_CACHE": str(root / "hf_home" / "modules"),
         "XDG_CACHE_HOME": str(root / "xdg_cache"),
         "MPLCONFIGDIR": str(root / "matplotlib"),
+        "TORCHINDUCTOR_CACHE_DIR": str(root / "torchinductor"),  # torch's default is /tmp/torchinductor_USER
         "HF_HUB_OFFLINE": "1",
         "HF_DATASETS_OFFLINE": "1",
         "HF_HUB_DISABLE_TELEMETRY": "1",

@@ -34,6 +34,16 @@ class Result:
             raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
 
 
+def mismatch_result(name: str, checked: int, mismatches: list[tuple[str, str]], against: str, passed: str) -> Result:
+    """A whole-folder check's result from ``(row id, what differs)`` pairs: fail naming the first few, else pass."""
+    if mismatches:
+        details = "; ".join(f"{row_id}: {diff}" for row_id, diff in mismatches[:3])
+        ids = [row_id for row_id, _ in mismatches]
+        message = f"{len(mismatches)}/{checked} rows differ from {against} ({details})"
+        return Result(name, "", "fail", message, len(mismatches), ids[:MAX_OFFENDERS])
+    return Result(name, "", "pass", passed, checked)
+
+
 class Check(ABC):
     """One validation step over one config's splits."""
 

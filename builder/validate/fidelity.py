@@ -13,7 +13,7 @@ import random
 
 import pyarrow as pa
 
-from builder.validate.base import MAX_OFFENDERS, Result
+from builder.validate.base import Result, mismatch_result
 
 FIDELITY_SAMPLE = 12  # rows validate puts through Warp's public pipeline by default (a few seconds each)
 COLUMNS = ["id", "config", "target", "pass", "kernel_name", "python_source", "ir", "module_source", "entry_point"]
@@ -72,17 +72,9 @@ class Fidelity:
             rows.append(t.slice(i, 1).select(COLUMNS + extra).to_pylist()[0])
         keys = sorted({reference_key(r) for r in rows})
         references = dict(zip(keys, public.public_units(keys)))
-        mismatches, details = [], []
-        for row in rows:
-            diff = differences(row, references[reference_key(row)])
-            if diff:
-                mismatches.append(row["id"])
-                details.append(f"{row['id']}: {diff}")
-        if mismatches:
-            message = f"{len(mismatches)}/{len(rows)} rows differ from Warp's public output ({'; '.join(details[:3])})"
-            return Result(self.name, "", "fail", message, len(mismatches), mismatches[:MAX_OFFENDERS])
-        message = (
+        mismatches = [(r["id"], d) for r in rows if (d := differences(r, references[reference_key(r)]))]
+        passed = (
             f"{len(rows)} sampled rows equal what wp.load_module / wp.compile_aot_module write for their program"
             f" ({len(keys)} programs)"
         )
-        return Result(self.name, "", "pass", message, len(rows))
+        return mismatch_result(self.name, len(rows), mismatches, "Warp's public output", passed)

@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from builder.layout import infer_categories
 from builder.schema import TARGETS
-from builder.validate.base import MAX_OFFENDERS, Result, concat
+from builder.validate.base import Result, concat, mismatch_result
 
 COLUMNS = ["id", "seed", "index", "pass", "kernel_name", "normalized_sha256", "entry_point", "module_options"]
 TEXT = ["python_source", "ir", "module_source"]
@@ -36,7 +36,7 @@ class Determinism:
                     programs[c["seed"], split, c["index"], cycle].append((cfg, split, i))
         if not programs:
             return Result(self.name, "", "skip", "no generated rows")
-        mismatches, details, rows = [], [], 0
+        mismatches, rows = [], 0
         for key in sorted(programs):
             regenerated = self._regenerate(*key)
             for cfg, split, i in programs[key]:
@@ -44,13 +44,9 @@ class Determinism:
                 row = tables[cfg][split].slice(i, 1).select(COLUMNS + TEXT).to_pylist()[0]
                 diff = self._differences(cfg, row, regenerated)
                 if diff:
-                    mismatches.append(row["id"])
-                    details.append(f"{row['id']}: {diff}")
-        if mismatches:
-            message = f"{len(mismatches)}/{rows} rows differ from their regeneration ({'; '.join(details[:3])})"
-            return Result(self.name, "", "fail", message, len(mismatches), mismatches[:MAX_OFFENDERS])
-        message = f"all {rows} rows regenerate byte for byte (python_source, ir, module_source, module_options)"
-        return Result(self.name, "", "pass", message, rows)
+                    mismatches.append((row["id"], diff))
+        passed = f"all {rows} rows regenerate byte for byte (python_source, ir, module_source, module_options)"
+        return mismatch_result(self.name, rows, mismatches, "their regeneration", passed)
 
     @staticmethod
     def _differences(cfg: str, row: dict, regenerated: tuple | str) -> str:

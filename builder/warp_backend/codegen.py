@@ -50,10 +50,10 @@ class Unit:
     options: dict  # the resolved module options Warp generated the unit with (``resolved_options``)
 
 
-def _unit_spec(config: str) -> tuple[str, bool, str, str]:
-    """(target, with adjoints, IR symbol suffix, entry symbol suffix) of a generated config."""
-    target, pass_, suffix = TARGETS[config]
-    return target, pass_ == "backward", suffix, suffix if target == "cuda" else "_cpu_forward"
+def _unit_spec(config: str) -> tuple[str, str, str]:
+    """(target, IR symbol suffix, entry symbol suffix) of a generated config; both passes share a target's unit."""
+    target, _, suffix = TARGETS[config]
+    return target, suffix, suffix if target == "cuda" else "_cpu_forward"
 
 
 _initialised_cache: str | None = None
@@ -251,7 +251,7 @@ def emit(
     try:
         with _source_file(source):
             for config in configs:
-                target, _, ir_suffix, entry_suffix = _unit_spec(config)
+                target, ir_suffix, entry_suffix = _unit_spec(config)
                 if target not in tus:
                     tus[target] = _generate(module, target, block_dim)
                 tu, options = tus[target]
@@ -315,7 +315,7 @@ def emit_kernel(
     units, tus = {}, {}
     try:
         for config in configs:
-            target, _, ir_suffix, entry_suffix = _unit_spec(config)
+            target, ir_suffix, entry_suffix = _unit_spec(config)
             if target not in tus:
                 bd = launch_block_dim(target, block_dim, module.options)
                 options = module.resolve_options(wp.config, block_dim=bd) | {

@@ -31,6 +31,10 @@ _DESCRIPTIONS = {
     "cuda-backward": "Warp kernel -> CUDA C++ backward (adjoint) kernel emitted by Warp.",
     "cpu": "Warp kernel -> CPU C++ forward kernel emitted by Warp.",
     "gpu-verified": "cuda-forward and cuda-backward rows, also run on a CUDA GPU and compared with the CPU.",
+    "standalone": (
+        "Warp kernel -> a complete C++ program and a complete CUDA program around Warp's emitted units, with a"
+        " Makefile and the kernel's inputs; built with g++ (and run: outputs equal Warp's) and with nvcc."
+    ),
     "real": "Evaluation set: the kernels shipped with warp-lang (examples, library, tests), every target and pass.",
 }
 

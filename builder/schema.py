@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import datasets
 
-CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "real")
-GENERATED_CONFIGS = CONFIGS[:4]
+CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "real", "standalone")
+# configs whose rows are drawn programs (every config but real); standalone is built only when asked for
+GENERATED_CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "standalone")
 SPLITS = ("train", "validation", "test")
 # (target, pass, symbol suffix of the IR function, TU the IR is taken from) per generated config
 TARGETS = {
@@ -19,7 +20,7 @@ TARGETS = {
     "cpu": ("cpu", "forward", "_cpu_kernel_forward"),
 }
 
-_S, _B, _I64, _I32, _F64 = (datasets.Value(t) for t in ("string", "bool", "int64", "int32", "float64"))
+_S, _B, _I64, _I32, _F64, _BIN = (datasets.Value(t) for t in ("string", "bool", "int64", "int32", "float64", "binary"))
 
 FIELDS: dict[str, tuple[object, str]] = {
     "id": (_S, "Stable row id: CONFIG/SPLIT/SEED/INDEX."),
@@ -45,6 +46,30 @@ FIELDS: dict[str, tuple[object, str]] = {
         _S,
         "JSON: the module options the code was generated with, resolved by Warp as Module.load resolves them"
         " (default_grid_stride, block_dim, mode, enable_backward, output_arch, the MathDx switches, ...).",
+    ),
+    "cpu_program": (
+        _S,
+        "standalone only: a complete C++ program: Warp's CPU unit (its `#define WP_NO_CRT` commented out) and a"
+        " host main that reads inputs.bin, calls the forward entry point once and prints every output array."
+        " Build: g++ -std=c++17 -O2 -I<warp>/native kernel_cpu.cpp.",
+    ),
+    "cuda_program": (
+        _S,
+        "standalone only: a complete CUDA program: Warp's CUDA unit (WP_NO_CRT commented out) and a host main"
+        " that copies inputs.bin to the GPU, launches the forward __global__ kernel with Warp's launch bounds and"
+        " block size, copies the outputs back and prints them. Build: nvcc -std=c++17 -O2 -arch=sm_90"
+        " -DWP_ENABLE_CUDA=1 -I<warp>/native kernel.cu.",
+    ),
+    "makefile": (_S, "standalone only: Makefile building both programs and the PTX (make run, make run-cuda)."),
+    "inputs": (
+        _BIN,
+        "standalone only: the bytes of inputs.bin: every argument in signature order, each 16-byte aligned, as"
+        " Warp passes it (an array's elements, a value's packed form); the programs' comments give each range.",
+    ),
+    "expected_output": (
+        _S,
+        "standalone only: Warp's own CPU run of the same launch, printed as the programs print their outputs"
+        " (one line per output array: `name: v0 v1 ...`).",
     ),
     "arg_names": (datasets.Sequence(_S), "Kernel argument names in signature order."),
     "arg_types": (datasets.Sequence(_S), "Warp types of the arguments, e.g. array(dtype=vec3, ndim=1)."),
@@ -92,6 +117,16 @@ FIELDS: dict[str, tuple[object, str]] = {
     "grads_finite": (_B, "All input gradients of the backward pass finite."),
     "output_checksum": (_S, "Checksum of the outputs (5 significant digits)."),
     "grad_checksum": (_S, "Checksum of the input gradients (unit output adjoints)."),
+    "cpu_program_match": (
+        _B,
+        "standalone only: cpu_program, built with g++ and run, printed outputs equal to Warp's CPU run within the"
+        " GPU-vs-CPU tolerances (null under verify compile / none).",
+    ),
+    "cpu_program_max_abs_err": (_F64, "standalone only: largest difference between cpu_program and Warp's run."),
+    "cuda_program_compiled": (
+        _B,
+        "standalone only: nvcc built cuda_program to an sm_90 executable and PTX holding the forward kernel.",
+    ),
     "gpu_match": (_B, "gpu-verified only: GPU and CPU outputs and gradients agree within tolerance."),
     "max_abs_err": (_F64, "gpu-verified only: largest absolute GPU-vs-CPU difference."),
     "max_rel_err": (_F64, "gpu-verified only: largest relative difference beyond the absolute tolerance."),
@@ -115,16 +150,37 @@ EXEC_FIELDS = (
 # what only a drawn program has: its coordinates and the inputs it was executed with
 GENERATED_ONLY = ("seed", "index", "attempt", "arg_roles", "arg_shapes", "launch_dims", "launch_shape", "block_dim")
 REAL_ONLY = ("source_path",)
+STANDALONE_ONLY = (
+    "cpu_program",
+    "cuda_program",
+    "makefile",
+    "inputs",
+    "expected_output",
+    "cpu_program_match",
+    "cpu_program_max_abs_err",
+    "cuda_program_compiled",
+)
+# a standalone row: the drawn program, its two programs and their evidence (no ir: the programs hold the units)
+STANDALONE_COLUMNS = (
+    *("id", "config", "seed", "split", "index", "attempt", "category", "kernel_name", "python_source"),
+    *STANDALONE_ONLY,
+    *("arg_names", "arg_types", "arg_roles", "arg_shapes", "launch_dims", "launch_shape", "block_dim", "builtins"),
+    *("source_lines", "warp_version", "generator_version", "source_sha256", "normalized_sha256", "verify"),
+    *("toolchain", "output_checksum"),
+)
 
 
 def columns(config: str) -> tuple[str, ...]:
     """The columns ``config`` fills, in schema order."""
     if config not in CONFIGS:
         raise ValueError(f"unknown config {config!r}; valid: {', '.join(CONFIGS)}")
+    if config == "standalone":
+        return tuple(k for k in FIELDS if k in STANDALONE_COLUMNS)
+    drop = set(STANDALONE_ONLY)
     if config == "real":
-        drop = set(GENERATED_ONLY + EXEC_FIELDS + GPU_FIELDS)
+        drop |= set(GENERATED_ONLY + EXEC_FIELDS + GPU_FIELDS)
     else:
-        drop = set(REAL_ONLY) | (set() if config == "gpu-verified" else set(GPU_FIELDS))
+        drop |= set(REAL_ONLY) | (set() if config == "gpu-verified" else set(GPU_FIELDS))
         if config == "cpu":
             drop |= set(PTX_FIELDS)
     return tuple(k for k in FIELDS if k not in drop)

@@ -32,6 +32,7 @@ from dataset_card.sections import (
     schema_table,
     share,
 )
+from dataset_card.standalone import section as standalone_section
 
 TEMPLATE = Path(__file__).with_name("template.md")
 STAT_COLUMNS = [
@@ -53,7 +54,11 @@ STAT_COLUMNS = [
     "generator_version",
 ]
 LOCAL_NAME = "warp_cuda_ir"  # the folder the card's regenerate command writes (its --out)
-TARGET_PASS = {"gpu-verified": "cuda / forward + backward", "real": "cuda + cpu / forward + backward"}
+TARGET_PASS = {
+    "gpu-verified": "cuda / forward + backward",
+    "real": "cuda + cpu / forward + backward",
+    "standalone": "cpu + cuda programs / forward",
+}
 
 
 def read_config(splits: dict[str, list[Path]], wanted: list[str]) -> pa.Table:
@@ -80,6 +85,8 @@ def load_snippet(repo_id: str | None, config: str, split: str) -> str:
 
 def evaluate_command(repo_id: str | None, configs: list[str]) -> str:
     """How to score a model on this data: cpu is scored in full on any machine, the CUDA configs need a GPU to run."""
+    if not configs:
+        return "# this folder holds no config the evaluator scores: build cpu, cuda-forward, cuda-backward or real"
     config = "cpu" if "cpu" in configs else configs[0]
     split = "test"
     return (
@@ -99,7 +106,9 @@ def context(
     meta = meta or metadata(folder)
     real_files = [f for fs in files.get("real", {}).values() for f in fs]
     # the generated configs' statistics; the real config has its own section
-    per_config = {cfg: read_config(splits, STAT_COLUMNS) for cfg, splits in files.items() if cfg != "real"}
+    stats = {cfg: read_config(splits, STAT_COLUMNS) for cfg, splits in files.items() if cfg != "real"}
+    # standalone rows hold whole programs, not an ir: they have their own section, like real
+    per_config = {cfg: t for cfg, t in stats.items() if cfg != "standalone"}
     first = next(iter(per_config.values()), None)
 
     # configs and splits
@@ -113,7 +122,9 @@ def context(
         )
     configs_table = "\n".join(rows)
 
-    examples = "\n".join(f"### `{cfg}`\n\n{example(splits, cfg)}" for cfg, splits in files.items())
+    examples = "\n".join(
+        f"### `{cfg}`\n\n{example(splits, cfg)}" for cfg, splits in files.items() if cfg != "standalone"
+    )
     schema = schema_table()
 
     # categories (per config; the programs are the same across configs)
@@ -151,7 +162,7 @@ def context(
         )
     live_rows = ["| config | programs | dead assignments | ineffective parameters |", "|---|---|---|---|"]
     for cfg, splits in files.items():
-        if cfg != "real":
+        if cfg not in ("real", "standalone"):  # standalone's programs are its generated configs' programs
             live_rows.append(liveness_row(cfg, splits))
     tol_rows = ["| dtype | atol | rtol |", "|---|---|---|"] + [
         f"| {k} | {a:g} | {r:g} |" for k, (a, r) in TOLERANCES.items()
@@ -166,14 +177,14 @@ def context(
         vals = sorted({v for t in tables for v in t.column(col).to_pylist() if v})
         return ", ".join(vals) or "unknown"
 
-    total = sum(t.num_rows for t in per_config.values()) + sum(pq.ParquetFile(f).metadata.num_rows for f in real_files)
-    default_cfg = next(iter(per_config), "real" if real_files else "cuda-forward")
+    total = sum(t.num_rows for t in stats.values()) + sum(pq.ParquetFile(f).metadata.num_rows for f in real_files)
+    default_cfg = next(iter(per_config), "real" if real_files else next(iter(stats), "cuda-forward"))
     default_split = "test" if default_cfg == "real" else "train"
     urls = project_urls()
     return {
         "pretty_name": meta["pretty_name"],
         "total_rows": str(total),
-        "num_configs": str(len(per_config) + bool(real_files)),
+        "num_configs": str(len(stats) + bool(real_files)),
         "load_snippet": load_snippet(repo_id, default_cfg, default_split),
         "evaluate_command": evaluate_command(repo_id, [*per_config, *(["real"] if real_files else [])]),
         "examples": examples,
@@ -189,14 +200,19 @@ def context(
         "verification_table": "\n".join(ver_rows),
         "liveness_table": "\n".join(live_rows),
         "tolerances_table": "\n".join(tol_rows),
-        "regenerate_command": regenerate(per_config, files, build_options),
+        "regenerate_command": regenerate(stats, files, build_options),
         "warp_version": versions("warp_version"),
         "generator_version": versions("generator_version"),
         "builder": builder_line(urls),
         "gpu_doc": builder_doc(urls, "docs/gpu-verification.md"),
         "evaluation_doc": builder_doc(urls, "docs/evaluation.md"),
         "real_section": real_section(real_files),
+        "standalone_section": standalone_section(files.get("standalone", {}), _source(repo_id)),
     }
+
+
+def _source(repo_id: str | None) -> str:
+    return f'"{repo_id}"' if repo_id else f'"{LOCAL_NAME}"'
 
 
 def liveness_row(cfg: str, splits: dict[str, list[Path]]) -> str:

@@ -74,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
     warn_shards_capped(options)
     if any(o.config == "gpu-verified" for o in options) and args.engine == "local" and not _cuda_available():
         raise GPURequired()
+    if any(o.config == "standalone" for o in options):
+        from builder.standalone.toolchain import require_compilers
+
+        require_compilers(options[0].verify)
     from builder.dataset.folder import build_folder
 
     try:
@@ -124,10 +128,13 @@ def _cuda_available() -> bool:
 def _count(opts: BuildOptions, split: str, n: int) -> str:
     """``split=n``, and for a generated config how many rows its checks left out; the real config's size is
     what warp-lang ships (its skips are counted by reason in the summary on stderr)."""
-    if opts.config == "real" or (n >= opts.size(split) and opts.config not in ("cuda-backward", "gpu-verified")):
+    if opts.config == "real" or (
+        n >= opts.size(split) and opts.config not in ("cuda-backward", "gpu-verified", "standalone")
+    ):
         return f"{split}={n}"
-    if opts.config in ("cuda-backward", "gpu-verified"):
-        # a kernel without an adjoint has no backward row: rows and programs differ without any being invalid
+    if opts.config in ("cuda-backward", "gpu-verified", "standalone"):
+        # a kernel without an adjoint has no backward row, a kernel taking a mesh or using tiles no standalone
+        # row: rows and programs differ without any being invalid (stderr counts them by reason)
         return f"{split}={n} rows from {opts.size(split)} programs"
     return f"{split}={n} ({opts.size(split) - n} invalid rows skipped)"
 

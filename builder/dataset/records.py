@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
+from builder.dataset.program_row import program_fields
 from builder.errors import GeneratorBug
 from builder.grammar.generator import draft
 from builder.grammar.normalize import Normalizer, builtins_in
@@ -60,39 +60,20 @@ def sample(seed: int, split: str, index: int, categories: tuple[str, ...]) -> Dr
 def base_record(
     opts: BuildOptions, config: str, split: str, index: int, drawn: Drawn, unit: codegen.Unit, target: str, pass_: str
 ) -> dict:
-    ir, program = unit.ir, drawn.program
+    ir = unit.ir
+    rec = program_fields(opts, config, split, index, drawn)
+    if config == "gpu-verified":  # two rows per program
+        rec["id"] += f"/{pass_}"
     return {
-        "id": f"{config}/{split}/{opts.seed}/{index}" + (f"/{pass_}" if config == "gpu-verified" else ""),
-        "config": config,
-        "seed": opts.seed,
-        "split": split,
-        "index": index,
-        "attempt": drawn.attempt,
-        "category": program.category,
-        "kernel_name": program.kernel_name,
-        "python_source": program.source,
+        **rec,
         "target": target,
         "pass": pass_,
         "ir": ir,
         "entry_point": unit.entry,
         "module_source": unit.tu,
         "module_options": codegen.options_json(unit.options),
-        "arg_names": [a.name for a in program.args],
-        "arg_types": program.arg_type_strings(),
-        "arg_roles": program.arg_roles(),
-        "arg_shapes": program.arg_shapes(),
-        "launch_dims": len(program.launch_shape),
-        "launch_shape": list(program.launch_shape),
-        "block_dim": program.block_dim,
-        "builtins": drawn.builtins,
-        "source_lines": sum(1 for x in program.source.splitlines() if x.strip()),
         "ir_lines": len(ir.splitlines()),
-        "warp_version": codegen.toolchain()["warp"],
-        "generator_version": GENERATOR_VERSION,
-        "source_sha256": sha256_text(program.source),
         "ir_sha256": sha256_text(ir),
-        "normalized_sha256": drawn.normalized_sha256,
-        "verify": opts.verify,
         **{k: None for k in GPU_FIELDS},
     }
 
@@ -112,6 +93,11 @@ def emitted_configs(program: Program, configs: tuple[str, ...]) -> tuple[str, ..
 def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict]:
     """Rows ``start..stop-1`` of ``split`` for ``opts.config``, verified in chunks; a program whose kernel
     has no adjoint gives no cuda-backward row (``emitted_configs``)."""
+    if opts.config == "standalone":  # one row per program, two whole programs built around its units
+        from builder.dataset import standalone_rows
+
+        yield from standalone_rows.rows(opts, split, start, stop, sample)
+        return
     gpu = opts.config == "gpu-verified"
     passes = ("cuda-forward", "cuda-backward") if gpu else (opts.config,)
     cache = verify.EvidenceCache(opts.evidence_dir) if opts.verify != "none" else None

@@ -4,9 +4,10 @@
 the folder lists is there), ``schema``, ``rows`` (single rows: text, placement, IR function, hashes), ``ids``
 (unique ids, exact duplicates), ``near_duplicates`` (MinHash), ``evidence`` (categories, builtins,
 verification), ``regenerate`` (every row regenerates byte for byte), ``fidelity`` (a sample equals what Warp's
-public pipeline writes), ``decontam`` (the real config shares no program
-with the generated ones) and ``card``. The ``real`` config (shipped kernels) gets the checks that apply to rows
-without a seed or index: schema, text, placement, unique ids, IR function, hashes, builtins, compile evidence.
+public pipeline writes), ``standalone`` (whole programs; a sample built with g++ and run), ``decontam`` (the
+real config shares no program with the generated ones) and ``card``. The ``real`` config (shipped kernels) gets
+the checks that apply to rows without a seed or index: schema, text, placement, unique ids, IR function,
+hashes, builtins, compile evidence.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from builder.validate.report import Report
 from builder.validate.rows import Hashes, IrFunction, NonEmpty, Placement
 from builder.validate.schema import Schema, has_all_columns
 from builder.validate.shards import Shards
+from builder.validate.standalone import StandaloneEvidence, StandaloneRun, StandaloneText
 
 __all__ = ["Report", "Result", "validate", "config_checks"]
 
@@ -38,6 +40,19 @@ def config_checks(config: str = "cuda-forward") -> list[Check]:
     """The checks run on a config once its columns are all there, in report order."""
     if config == "real":  # one split of shipped kernels: nothing to regenerate, no category cycle
         return [NonEmpty(), Placement(), UniqueIds(), IrFunction(), Hashes(), BuiltinCoverage(), Verification()]
+    if config == "standalone":  # whole programs instead of an ir column; their own evidence
+        return [
+            Placement(),
+            UniqueIds(),
+            StandaloneText(),
+            DuplicatesWithinSplit(),
+            DuplicatesAcrossSplits(),
+            NearDuplicates(),
+            CategoryBalance(),
+            BuiltinCoverage(),
+            StandaloneEvidence(),
+            Live(),
+        ]
     return [
         NonEmpty(),
         Placement(),
@@ -89,7 +104,11 @@ def validate(
         results.append(Determinism().run(generated))
     else:
         results.append(Result("determinism", "", "skip", "only the real config: shipped kernels have no seed"))
-    results.append(Fidelity(fidelity_sample, seed_for_sampling).run(complete))
+    # standalone rows embed the units determinism regenerates through the same codegen.emit this check judges
+    emitted = {cfg: splits for cfg, splits in complete.items() if cfg != "standalone"}
+    results.append(Fidelity(fidelity_sample, seed_for_sampling).run(emitted))
+    if "standalone" in complete:
+        results.append(StandaloneRun(fidelity_sample, seed_for_sampling).run(complete["standalone"]))
     if "real" in complete:
         results.append(Decontamination().run(complete))
     if data.folder is not None:

@@ -19,6 +19,9 @@ from builder.validate.base import Result, concat, mismatch_result
 COLUMNS = ["id", "seed", "index", "pass", "kernel_name", "normalized_sha256", "entry_point", "module_options"]
 TEXT = ["python_source", "ir", "module_source"]
 EMITTED = ("cuda-forward", "cuda-backward", "cpu")
+# a standalone row: its two programs, Makefile and input bytes (expected_output is evidence: it needs a run)
+STANDALONE = ["id", "seed", "index", "normalized_sha256", "python_source", "cpu_program", "cuda_program", "makefile"]
+STANDALONE += ["inputs"]
 
 
 class Determinism:
@@ -41,20 +44,34 @@ class Determinism:
             regenerated = self._regenerate(*key)
             for cfg, split, i in programs[key]:
                 rows += 1
-                row = tables[cfg][split].slice(i, 1).select(COLUMNS + TEXT).to_pylist()[0]
-                diff = self._differences(cfg, row, regenerated)
+                columns = STANDALONE if cfg == "standalone" else COLUMNS + TEXT
+                row = tables[cfg][split].slice(i, 1).select(columns).to_pylist()[0]
+                diff = self._differences(cfg, row, regenerated, (key[0], split, key[2]))
                 if diff:
                     mismatches.append((row["id"], diff))
-        passed = f"all {rows} rows regenerate byte for byte (python_source, ir, module_source, module_options)"
+        passed = (
+            f"all {rows} rows regenerate byte for byte (python_source, ir, module_source, module_options; standalone:"
+            " cpu_program, cuda_program, makefile, inputs)"
+        )
         return mismatch_result(self.name, rows, mismatches, "their regeneration", passed)
 
     @staticmethod
-    def _differences(cfg: str, row: dict, regenerated: tuple | str) -> str:
+    def _differences(cfg: str, row: dict, regenerated: tuple | str, coords: tuple[int, str, int]) -> str:
         """Comma-separated columns that differ from a fresh draw, or the error that stopped the draw."""
         if isinstance(regenerated, str):
             return regenerated
         program, nsha, emitted = regenerated
         from builder.warp_backend import codegen
+
+        if cfg == "standalone":
+            from builder.dataset import standalone_rows
+
+            try:
+                want = standalone_rows.regenerate(program, *coords)
+            except Exception as exc:  # noqa: BLE001 - a row that cannot be regenerated is a failure, not a crash
+                return type(exc).__name__
+            want |= {"python_source": program.source, "normalized_sha256": nsha}
+            return ",".join(name for name, value in want.items() if row[name] != value)
 
         unit = emitted.get(cfg if cfg in TARGETS else f"cuda-{row['pass']}")
         if unit is None:

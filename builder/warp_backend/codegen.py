@@ -200,6 +200,27 @@ def launch_block_dim(target: str, block_dim: int | None, options: dict) -> int:
     return block_dim or options.get("block_dim") or 256
 
 
+def native_dir() -> str:
+    """Warp's header-only native folder (``builtin.h`` and friends) inside the installed warp-lang package."""
+    return str(Path(wp.__file__).parent / "native")
+
+
+def launch_bounds(kernel_dim: int, dim: tuple[int, ...], device: str, block_dim: int = 0):
+    """(shape, size, coord_mult) of the ``wp::launch_bounds_t<kernel_dim>`` Warp passes for a launch over ``dim``
+    on ``device``; ``block_dim`` > 0 is a ``wp.launch_tiled`` launch, whose resolved block becomes one more
+    dimension (1 on the CPU, where Warp runs a block as one thread)."""
+    if block_dim:  # CUDA launches the block it is asked for; the CPU resolves it (to 1 unless CPU blocks are on)
+        dim = (*dim, block_dim if device != "cpu" else _ctx._resolve_launch_block_dim(wp.get_device("cpu"), block_dim))
+    bounds = _ctx._build_launch_bounds_from_tuple(tuple(dim), kernel_dim)
+    return tuple(bounds.shape), int(bounds.size), int(bounds.coord_mult)
+
+
+def packed_value(kernel: _ctx.Kernel, index: int, value) -> bytes:
+    """The bytes Warp passes for a non-array argument (a scalar, vector, matrix or struct) of ``kernel``."""
+    arg = kernel.adj.args[index]
+    return bytes(_ctx.pack_arg(kernel, arg.type, arg.label, value, wp.get_device("cpu")))
+
+
 def resolved_options(module: _ctx.Module, target: str, block_dim: int | None = None) -> dict:
     """The options Warp generates ``module``'s code for ``target`` with, resolved by Warp itself.
 

@@ -1,0 +1,44 @@
+"""The columns every row of a drawn program has, whichever config pairs the program with what."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from builder import GENERATOR_VERSION
+from builder.config import BuildOptions
+from builder.layout import sha256_text
+from builder.warp_backend import codegen
+
+if TYPE_CHECKING:
+    from builder.dataset.records import Drawn
+
+
+def program_fields(opts: BuildOptions, config: str, split: str, index: int, drawn: Drawn) -> dict:
+    """The columns every row of a drawn program has, whatever it pairs the program with: its coordinates, the
+    program, how it is launched, and the versions that made it."""
+    program = drawn.program
+    return {
+        "id": f"{config}/{split}/{opts.seed}/{index}",
+        "config": config,
+        "seed": opts.seed,
+        "split": split,
+        "index": index,
+        "attempt": drawn.attempt,
+        "category": program.category,
+        "kernel_name": program.kernel_name,
+        "python_source": program.source,
+        "arg_names": [a.name for a in program.args],
+        "arg_types": program.arg_type_strings(),
+        "arg_roles": program.arg_roles(),
+        "arg_shapes": program.arg_shapes(),
+        "launch_dims": len(program.launch_shape),
+        "launch_shape": list(program.launch_shape),
+        "block_dim": program.block_dim,
+        "builtins": drawn.builtins,
+        "source_lines": sum(1 for x in program.source.splitlines() if x.strip()),
+        "warp_version": codegen.toolchain()["warp"],
+        "generator_version": GENERATOR_VERSION,
+        "source_sha256": sha256_text(program.source),
+        "normalized_sha256": drawn.normalized_sha256,
+        "verify": opts.verify,
+    }

@@ -45,6 +45,9 @@ class Built:
     cuda_compiled: bool | None = None
     error: str = ""
     seconds: dict = field(default_factory=dict)
+    # run on a GPU here (scripts/standalone_bench.py --gpu); never a column: rows must not depend on the machine
+    gpu_match: bool | None = None
+    gpu_max_abs_err: float | None = None
 
 
 def toolchain_json() -> str:
@@ -61,8 +64,9 @@ def toolchain_json() -> str:
     )
 
 
-def check(built: Built, prepared: sa.Prepared, program, level: str, workdir: str) -> None:
-    """Compile (and at ``execute``, run and compare) one program in ``workdir``; fills ``built``'s evidence."""
+def check(built: Built, prepared: sa.Prepared, program, level: str, workdir: str, gpu: bool = False) -> None:
+    """Compile (and at ``execute``, run and compare) one program in ``workdir``; fills ``built``'s evidence.
+    ``gpu``: also run the CUDA program on this machine's GPU and compare it with Warp's CPU run."""
     native = codegen.native_dir()
     with open(f"{workdir}/{host.CPU_FILE}", "w") as f:
         f.write(built.cpu_program)
@@ -87,9 +91,16 @@ def check(built: Built, prepared: sa.Prepared, program, level: str, workdir: str
         built.cpu_match, built.error = False, built.error or ran.error
         return
     built.cpu_match, built.cpu_max_abs_err = sa.compare(host.parse_output(ran.stdout), prepared, program)
+    if gpu and nvcc.ok:
+        ran = toolchain.run(workdir, "kernel_cuda", host.INPUTS_FILE)
+        built.seconds["gpu_run"] = ran.seconds
+        if not ran.ok:
+            built.gpu_match, built.error = False, built.error or ran.error
+            return
+        built.gpu_match, built.gpu_max_abs_err = sa.compare(host.parse_output(ran.stdout), prepared, program)
 
 
-def build_one(item: verify.Item, units: dict, ns: dict, level: str, workdir: str) -> Built:
+def build_one(item: verify.Item, units: dict, ns: dict, level: str, workdir: str, gpu: bool = False) -> Built:
     program = item.program
     prepared = sa.prepare(program, ns, units["cpu"].tu, units["cuda-forward"].tu, item.input_seed)
     built = Built(
@@ -100,7 +111,7 @@ def build_one(item: verify.Item, units: dict, ns: dict, level: str, workdir: str
         output_checksum=execute.checksum(prepared.reference.outputs),
     )
     if level != "none":
-        check(built, prepared, program, level, workdir)
+        check(built, prepared, program, level, workdir, gpu)
     return built
 
 
@@ -170,9 +181,11 @@ def rows(opts: BuildOptions, split: str, start: int, stop: int, sample) -> Itera
         )
 
 
-def programs(opts: BuildOptions, split: str, start: int, stop: int, sample, skipped: Counter) -> Iterator[tuple]:
+def programs(
+    opts: BuildOptions, split: str, start: int, stop: int, sample, skipped: Counter, gpu: bool = False
+) -> Iterator[tuple]:
     """(index, drawn, Built) of each program in ``start..stop-1`` that has a standalone form, built and checked at
-    ``opts.verify``; the others are counted in ``skipped`` by reason."""
+    ``opts.verify`` (``gpu``: the CUDA programs also run here); the others are counted in ``skipped`` by reason."""
     toolchain.require_compilers(opts.verify)
     if opts.evidence_dir:  # the build's scratch folder: removed with the build, whatever happens here
         os.makedirs(opts.evidence_dir, exist_ok=True)
@@ -193,14 +206,14 @@ def programs(opts: BuildOptions, split: str, start: int, stop: int, sample, skip
                 it = verify.Item(label, drawn.program, emitted["cpu"].tu, verify.input_seed(opts.seed, split, index))
                 items.append((index, drawn, it))
                 units[id(it)] = emitted
-            built = _build_chunk(opts.verify, [it for _, _, it in items], units, workroot)
+            built = _build_chunk(opts.verify, [it for _, _, it in items], units, workroot, gpu)
             for index, drawn, it in items:
                 yield index, drawn, built[id(it)]
     finally:
         shutil.rmtree(workroot, ignore_errors=True)
 
 
-def _build_chunk(level: str, items: list[verify.Item], units: dict, workroot: str) -> dict[int, Built]:
+def _build_chunk(level: str, items: list[verify.Item], units: dict, workroot: str, gpu: bool) -> dict[int, Built]:
     """One Warp CPU load per name-disjoint batch (for the reference runs), then each program built alone."""
     built: dict[int, Built] = {}
 
@@ -209,7 +222,7 @@ def _build_chunk(level: str, items: list[verify.Item], units: dict, workroot: st
             for it, ns in zip(batch, namespaces):
                 workdir = tempfile.mkdtemp(dir=workroot)
                 try:  # the module loaded: what fails now is this program's own, not the batch's
-                    built[id(it)] = build_one(it, units[id(it)], ns, level, workdir)
+                    built[id(it)] = build_one(it, units[id(it)], ns, level, workdir, gpu)
                 except Exception as exc:  # noqa: BLE001 - recorded, and raised under on_invalid=error
                     built[id(it)] = Built(error=f"standalone: {type(exc).__name__}: {str(exc)[:500]}")
                 finally:

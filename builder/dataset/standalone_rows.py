@@ -85,19 +85,19 @@ def check(built: Built, prepared: sa.Prepared, program, level: str, workdir: str
     if not gxx.ok:
         built.cpu_match = False
         return
-    ran = toolchain.run(workdir, "kernel_cpu", host.INPUTS_FILE)
-    built.seconds["run"] = ran.seconds
-    if not ran.ok:
-        built.cpu_match, built.error = False, built.error or ran.error
-        return
-    built.cpu_match, built.cpu_max_abs_err = sa.compare(host.parse_output(ran.stdout), prepared, program)
+    built.cpu_match, built.cpu_max_abs_err = _run(built, "kernel_cpu", "run", prepared, program, workdir)
     if gpu and nvcc.ok:
-        ran = toolchain.run(workdir, "kernel_cuda", host.INPUTS_FILE)
-        built.seconds["gpu_run"] = ran.seconds
-        if not ran.ok:
-            built.gpu_match, built.error = False, built.error or ran.error
-            return
-        built.gpu_match, built.gpu_max_abs_err = sa.compare(host.parse_output(ran.stdout), prepared, program)
+        built.gpu_match, built.gpu_max_abs_err = _run(built, "kernel_cuda", "gpu_run", prepared, program, workdir)
+
+
+def _run(built: Built, exe: str, step: str, prepared: sa.Prepared, program, workdir: str) -> tuple[bool, float | None]:
+    """Run one built program on its inputs: (printed outputs equal Warp's CPU run, largest difference)."""
+    ran = toolchain.run(workdir, exe, host.INPUTS_FILE)
+    built.seconds[step] = ran.seconds
+    if not ran.ok:
+        built.error = built.error or ran.error
+        return False, None
+    return sa.compare(host.parse_output(ran.stdout), prepared, program)
 
 
 def build_one(item: verify.Item, units: dict, ns: dict, level: str, workdir: str, gpu: bool = False) -> Built:

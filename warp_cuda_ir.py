@@ -22,9 +22,8 @@ import datasets
 
 from builder import GENERATOR_VERSION
 from builder.config import BuildOptions, user_fields
-from builder.dataset.plan import real_shards, split_shards
-from builder.errors import GPURequired
-from builder.schema import CONFIGS, SPLITS, features
+from builder.schema import CONFIGS, features
+from builder.sources import source_named, source_of
 
 _DESCRIPTIONS = {
     "cuda-forward": "Warp kernel -> CUDA C++ forward kernel emitted by Warp.",
@@ -60,16 +59,9 @@ WarpCudaIRConfig = dataclasses.make_dataclass(
 
 def shard_rows(opts: BuildOptions, shard) -> Iterator[dict]:
     """One shard's rows, as ``builder.dataset.shards`` writes them for the CLI build."""
-    if shard.config == "real":
-        from builder.real.rows import Summary, report, shard_rows
-
-        summary = Summary()
-        yield from shard_rows(opts, shard.modules, summary)
-        report(summary)
-        return
-    from builder.dataset.records import rows
-
-    yield from rows(opts, shard.split, shard.start, shard.stop)
+    source, summary = source_named(shard.source), {}
+    yield from source.rows(opts, shard, summary)
+    source.report([summary])
 
 
 class WarpCudaIR(datasets.GeneratorBasedBuilder):
@@ -94,19 +86,12 @@ class WarpCudaIR(datasets.GeneratorBasedBuilder):
 
     def _split_generators(self, dl_manager):
         opts = self.config.options
-        if opts.config == "real":  # the shipped kernels: one test split, sharded by module as the CLI build does
-            return [datasets.SplitGenerator(name="test", gen_kwargs={"shards": real_shards(opts)})]
-        if opts.config == "gpu-verified":
-            from builder.warp_backend import codegen
-
-            if not codegen.cuda_available():
-                raise GPURequired()
-        out = []
-        for split in SPLITS:
-            shards = split_shards(opts, split)  # the CLI build's shard plan
-            if shards:
-                out.append(datasets.SplitGenerator(name=split, gen_kwargs={"shards": shards}))
-        return out
+        source = source_of(opts.config)
+        source.require(opts)
+        by_split: dict[str, list] = {}
+        for shard in source.plan(opts):  # the CLI build's shard plan
+            by_split.setdefault(shard.split, []).append(shard)
+        return [datasets.SplitGenerator(name=s, gen_kwargs={"shards": shards}) for s, shards in by_split.items()]
 
     def _download_and_prepare(self, dl_manager, verification_mode, **prepare_splits_kwargs):
         # with num_proc > 1, datasets terminates its pool's workers, so their exit handlers never remove what Warp

@@ -1,5 +1,6 @@
-"""The built folder read back: ``CONFIG/SPLIT-iiiii-of-nnnnn.parquet`` shards, ``README.md`` and, when the build
-wrote one, ``manifest.json``; shared by the validator, the card renderer and the push.
+"""The folder format, written by the build and read back by the validator, the card renderer and the push:
+``CONFIG/SPLIT-iiiii-of-nnnnn.parquet`` shards (``shard_name``), ``README.md`` and ``manifest.json``
+(``MANIFEST``), and the SHA-256 helpers every file and text column is hashed with.
 
 Also the two facts about rows that more than one reader needs: the sha256 of a text column, and which category
 cycle a build used (``index % len(categories)``), read off its rows.
@@ -82,8 +83,12 @@ def read_manifest(folder: Path) -> dict[str, ManifestEntry] | None:
     return out
 
 
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
 def sha256_text(text: str | None) -> str:
-    return hashlib.sha256((text or "").encode()).hexdigest()
+    return sha256_bytes((text or "").encode())
 
 
 def sha256_file(path: Path) -> str:

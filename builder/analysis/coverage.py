@@ -10,19 +10,13 @@ most). A corpus's coverage is the summed weight of the builtins it calls at leas
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-# column name -> the package sub-folder holding it
-GROUPS: dict[str, str] = {"examples": "examples", "library": "_src", "tests": "tests"}
+from builder.shipped.modules import SOURCES, warp_package_dir  # noqa: F401 - re-exported: the corpus reader finds warp here
 
-
-def warp_package_dir() -> Path:
-    spec = importlib.util.find_spec("warp")
-    if spec is None or spec.origin is None:
-        raise FileNotFoundError("the 'warp' package is not installed in this environment (pip install warp-lang)")
-    return Path(spec.origin).parent
+# column name -> the package sub-folder holding it: the shipped kernels' sources (examples, library, tests)
+GROUPS: dict[str, str] = SOURCES
 
 
 def group_files(root: Path, group: str) -> list[Path]:

@@ -7,8 +7,9 @@ import re
 import sys
 
 from builder.config import BuildOptions, cli_default, user_fields
-from builder.errors import ConfigError, GPURequired
+from builder.errors import ConfigError
 from builder.schema import CONFIGS, SPLITS
+from builder.sources import source_of
 
 NAME = "build"
 HELP = "build the dataset folder (Parquet shards + README card + manifest.json)"
@@ -72,12 +73,8 @@ def run(args: argparse.Namespace) -> int:
 
     open_destination(args.out, options, args.overwrite, args.resume)  # raises for an output it may not use
     warn_shards_capped(options)
-    if any(o.config == "gpu-verified" for o in options) and args.engine == "local" and not _cuda_available():
-        raise GPURequired()
-    if any(o.config == "standalone" for o in options):
-        from builder.standalone.toolchain import require_compilers
-
-        require_compilers(options[0].verify)
+    if args.engine == "local":  # a Ray cluster's workers may have what this machine lacks (a GPU, compilers)
+        _require(options)
     from builder.dataset.folder import build_folder
 
     try:
@@ -102,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
 
 def warn_shards_capped(options: list[BuildOptions]) -> None:
     """A split has at most one shard per row: say so when --num-shards asks for more than the largest split."""
-    generated = [o for o in options if o.config != "real"]
+    generated = [o for o in options if source_of(o.config).regenerates]  # sized by --num-*; shipped by module
     if not generated or not generated[0].num_shards:
         return
     largest = max(generated[0].size(s) for s in SPLITS)
@@ -115,28 +112,14 @@ def warn_shards_capped(options: list[BuildOptions]) -> None:
         )
 
 
-def _cuda_available() -> bool:
-    """Whether Warp sees a CUDA device, without Warp's driver warning: where there is none, the one line that
-    follows (the config requires a GPU) says it."""
-    from builder.dataset.shards import quiet_init
-    from builder.warp_backend import codegen
-
-    quiet_init()
-    return codegen.cuda_available()
+def _require(options: list[BuildOptions]) -> None:
+    """What each config needs from this machine (a GPU, the compilers), checked by its row source."""
+    for opts in options:
+        source_of(opts.config).require(opts)
 
 
 def _count(opts: BuildOptions, split: str, n: int) -> str:
-    """``split=n``, and for a generated config how many rows its checks left out; the real config's size is
-    what warp-lang ships (its skips are counted by reason in the summary on stderr)."""
-    if opts.config == "real" or (
-        n >= opts.size(split) and opts.config not in ("cuda-backward", "gpu-verified", "standalone")
-    ):
-        return f"{split}={n}"
-    if opts.config in ("cuda-backward", "gpu-verified", "standalone"):
-        # a kernel without an adjoint has no backward row, a kernel taking a mesh or using tiles no standalone
-        # row: rows and programs differ without any being invalid (stderr counts them by reason)
-        return f"{split}={n} rows from {opts.size(split)} programs"
-    return f"{split}={n} ({opts.size(split) - n} invalid rows skipped)"
+    return source_of(opts.config).size(opts, split, n)
 
 
 _EXC_LINE = re.compile(r"^(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*(?:Error|Exception|Bug|Interrupt|Exit)\b.*)$", re.M)

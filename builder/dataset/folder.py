@@ -17,9 +17,9 @@ from pathlib import Path
 from builder.config import BuildOptions
 from builder.dataset import interrupts, manifest
 from builder.dataset.destination import open_destination
-from builder.dataset.plan import build_plan
 from builder.dataset.progress import SECONDS_PER_ROW, Progress, hms
 from builder.dataset.shards import ShardJob
+from builder.sources import build_plan, grouped
 from builder.warp_backend import codegen
 
 WARN_ABOVE = 3600.0  # seconds: a build expected to run longer says so before it starts
@@ -85,19 +85,16 @@ def _run(options, dest, runner, evidence: str | None, resume: bool) -> list[dict
     shards = build_plan(options)
     records: dict[str, dict] = {}
     reused = []
-    # a generated shard writes every generated config; a real shard writes the real config alone
-    by_kind = {
-        False: tuple(o for o in options if o.config != "real"),
-        True: tuple(o for o in options if o.config == "real"),
-    }
+    # a shard is written by its row source, for every config of that source in the build
+    configs_of = {source.name: opts for source, opts in grouped(options)}
     for s in shards:
-        configs = tuple(o.config for o in by_kind[s.config == "real"])
+        configs = tuple(o.config for o in configs_of[s.source])
         rec = manifest.finished(dest.store, s, dest.repair, configs) if resume else None
         if rec is not None:
             records[s.key()], reused = rec, [*reused, s]
-    jobs = [ShardJob(by_kind[s.config == "real"], s, dest.spec, evidence) for s in shards if s.key() not in records]
+    jobs = [ShardJob(configs_of[s.source], s, dest.spec, evidence) for s in shards if s.key() not in records]
     warn_scale(options, jobs, runner)
-    progress = Progress(shards, len(by_kind[False]), runner.name)
+    progress = Progress(shards, len(configs_of.get("generated", ())), runner.name)
     for s in reused:
         progress.finished(s, reused=True)
 
@@ -107,10 +104,8 @@ def _run(options, dest, runner, evidence: str | None, resume: bool) -> list[dict
 
     runner.run(jobs, on_done)
     progress.summary()
-    if by_kind[True]:
-        from builder.real.rows import Summary, report
-
-        report(Summary.merged([records[s.key()].get("real_summary", {}) for s in shards if s.config == "real"]))
+    for source, _ in grouped(options):
+        source.report([records[s.key()].get("summary", {}) for s in shards if s.source == source.name])
     return [records[s.key()] for s in shards]
 
 
@@ -125,7 +120,7 @@ def warn_scale(options: list[BuildOptions], jobs: list[ShardJob], runner) -> Non
             _warn(f"--num-proc {slots} but only {len(jobs)} shards to build: at most {len(jobs)} processes work")
         if slots > cores:
             _warn(f"--num-proc {slots} exceeds the {cores} cores of this machine")
-    rows = sum(j.shard.rows for j in jobs) * len([o for o in options if o.config != "real"])
+    rows = sum(j.shard.rows * len(j.options) for j in jobs)  # a shipped shard's rows are unknown (0) until built
     parallel = max(1, min(slots, len(jobs), os.cpu_count() or 1) if runner.name == "local" else min(slots, len(jobs)))
     eta = rows * SECONDS_PER_ROW[options[0].verify] / parallel
     if eta > WARN_ABOVE:

@@ -17,9 +17,10 @@ from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
 from builder.dataset.plan import Shard
 from builder.dataset.shards import DONE, record_path
-from builder.dataset.storage import sha256
+from builder.layout import MANIFEST
+from builder.layout import sha256_bytes as sha256
 
-NAME = "manifest.json"
+NAME = MANIFEST  # the folder format lives in builder.layout
 BUILDER = "warp-cuda-ir"  # the manifest's "builder": the folder is one this tool wrote
 
 

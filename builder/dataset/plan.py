@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from builder.config import BuildOptions
-from builder.schema import SPLITS
+from builder.layout import shard_name
 
 REAL_MODULES_PER_SHARD = 8  # shipped modules per real shard when --num-shards is 0
 
@@ -29,18 +29,19 @@ class Shard:
     stop: int
     config: str | None = None  # "real" for a shard of the real config; None: every generated config
     modules: tuple[str, ...] = ()  # real shards: the dotted names of their shipped modules
+    source: str = "generated"  # the row source that writes it (builder.sources)
 
     @property
     def rows(self) -> int:
-        """Rows of each config this shard writes (a real shard's row count is known only once it is built)."""
-        return 0 if self.config == "real" else self.stop - self.start
+        """Rows of each config this shard writes (a shipped shard's row count is known only once it is built)."""
+        return 0 if self.modules else self.stop - self.start
 
     def filename(self) -> str:
-        return f"{self.split}-{self.index:05d}-of-{self.count:05d}.parquet"
+        return shard_name(self.split, self.index, self.count)
 
     def key(self) -> str:
         own = f"{self.config}-" if self.config else ""  # real's test shards are not the generated test shards
-        return f"{own}{self.split}-{self.index:05d}-of-{self.count:05d}"
+        return own + self.filename().removesuffix(".parquet")
 
 
 def shard_count(rows: int, opts: BuildOptions) -> int:
@@ -59,8 +60,8 @@ def split_shards(opts: BuildOptions, split: str) -> list[Shard]:
 
 
 def real_shards(opts: BuildOptions) -> list[Shard]:
-    """The real config's shards: its module list (``builder.real.sources``) in contiguous runs."""
-    from builder.real.sources import modules, warp_package_dir
+    """The real config's shards: its module list (``builder.shipped.modules``) in contiguous runs."""
+    from builder.shipped.modules import modules, warp_package_dir
 
     names = [m.name for m in modules(warp_package_dir(), opts.real_sources)]
     if opts.real_modules:
@@ -69,20 +70,6 @@ def real_shards(opts: BuildOptions) -> list[Shard]:
     k = min(opts.num_shards, n) if opts.num_shards else -(-n // REAL_MODULES_PER_SHARD)
     bounds = [(n * s) // k for s in range(k + 1)] if k else []
     return [
-        Shard("test", s, k, bounds[s], bounds[s + 1], "real", tuple(names[bounds[s] : bounds[s + 1]])) for s in range(k)
+        Shard("test", s, k, bounds[s], bounds[s + 1], "real", tuple(names[bounds[s] : bounds[s + 1]]), "shipped")
+        for s in range(k)
     ]
-
-
-def plan(opts: BuildOptions) -> list[Shard]:
-    """Every shard of every split, train first (for a generated config the config does not matter: sizes and
-    sharding are shared); the real config's shards for ``real``."""
-    if opts.config == "real":
-        return real_shards(opts)
-    return [s for split in SPLITS for s in split_shards(opts, split)]
-
-
-def build_plan(options: list[BuildOptions]) -> list[Shard]:
-    """The shards of a build of several configs: the generated configs' shared shards, then real's."""
-    generated = [o for o in options if o.config != "real"]
-    real = [o for o in options if o.config == "real"]
-    return (plan(generated[0]) if generated else []) + (plan(real[0]) if real else [])

@@ -1,5 +1,5 @@
-"""The one shard function every engine runs: rows ``start..stop-1`` of a split -> one Parquet file per config,
-or, for a shard of the real config, the kernels of its shipped modules -> ``real/test-*.parquet``.
+"""The one shard function every engine runs: a shard's rows, as its row source writes them (``builder.sources``),
+-> one Parquet file per config (``CONFIG/SPLIT-xxxxx-of-yyyyy.parquet``).
 
 The local engine calls it in the build process or in a process pool, the Ray engine in a Ray task; the bytes it
 writes depend only on (options, shard), so every engine produces the same files.
@@ -22,7 +22,8 @@ import pyarrow.parquet as pq
 from builder.config import BuildOptions
 from builder.dataset import faults, interrupts
 from builder.dataset.plan import Shard
-from builder.dataset.storage import open_store, sha256
+from builder.dataset.storage import open_store
+from builder.layout import sha256_bytes as sha256
 from builder.schema import features
 
 ROW_GROUP = 100  # rows per Parquet row group: a streaming reader fetches one group at a time
@@ -55,42 +56,29 @@ def run_shard(job: ShardJob) -> dict:
     faults.at_start(shard.key(), first.seed, shard.split, shard.start)
     store = open_store(job.store)
     record = {"shard": shard.key(), "split": shard.split, "start": shard.start, "stop": shard.stop}
-    if shard.config == "real":
-        record["files"], record["real_summary"] = _real_files(store, first, shard)
-    else:
-        record["files"] = _generated_files(store, job)
+    record["files"], summary = _files(store, job)
+    if summary:  # what the source left out, by reason: a resumed build still reports its reused shards
+        record["summary"] = summary
     store.put(record_path(shard), json.dumps(record, indent=1).encode())
     return record
 
 
-def _generated_files(store, job: ShardJob) -> list[dict]:
-    from builder.dataset.records import rows
+def _files(store, job: ShardJob) -> tuple[list[dict], dict]:
+    """One Parquet file per config of the shard's source, written by that source's ``rows``."""
+    from builder.sources import source_named
 
-    shard = job.shard
-    files = []
+    shard, source = job.shard, source_named(job.shard.source)
+    files, summary = [], {}
     with _evidence(job.evidence_dir, job.options[0]) as evidence:
         for k, opts in enumerate(job.options):
             opts = dataclasses.replace(opts, evidence_dir=evidence)
             done = []
-            for row in rows(opts, shard.split, shard.start, shard.stop):
+            for row in source.rows(opts, shard, summary):
                 interrupts.current().check()  # a signal deferred by the handler stops the build within a row
                 done.append(row)
             hook = (lambda: faults.before_commit(shard.key())) if k == 0 else None
             files.append(_put(store, f"{opts.config}/{shard.filename()}", to_parquet(done, opts.config), hook))
-    return files
-
-
-def _real_files(store, opts: BuildOptions, shard: Shard) -> tuple[list[dict], dict]:
-    """The real shard's file and its summary (modules and rows skipped, by reason) as plain data."""
-    from builder.real.rows import Summary, shard_rows
-
-    summary, done = Summary(), []
-    for row in shard_rows(opts, shard.modules, summary):
-        interrupts.current().check()
-        done.append(row)
-    path = f"real/{shard.filename()}"
-    data = to_parquet(done, "real")
-    return [_put(store, path, data, lambda: faults.before_commit(shard.key()))], summary.to_json()
+    return files, summary
 
 
 def _put(store, path: str, data: bytes, before_commit) -> dict:

@@ -7,7 +7,6 @@ left, and ``sweep`` removes any that remain. On an object store the key appears 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from collections.abc import Callable
@@ -16,10 +15,6 @@ from pathlib import Path
 from builder.errors import TransientError
 
 TMP_SUFFIX = ".tmp"
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def is_url(spec: str) -> bool:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from builder.real.sources import SOURCES
+from builder.shipped.modules import SOURCES
 
 _COLUMNS = ["id", "category", "target", "pass", "compiled", "warp_version"]
 _FEATURES = (("cuda", "forward"), ("cuda", "backward"), ("cpu", "forward"))

@@ -17,8 +17,8 @@ from builder import GENERATOR_VERSION
 from builder.errors import ConfigError
 from builder.layout import sha256_text
 from builder.real.decontam import builtins, normalized_sha256
-from builder.real.sources import SOURCES, ShippedModule, modules, runs_code_at_import
 from builder.schema import TARGETS, features
+from builder.shipped.modules import SOURCES, ShippedModule, modules, runs_code_at_import
 
 REAL_CONFIGS = ("cuda-forward", "cuda-backward", "cpu")
 VERIFY = ("none", "compile")

@@ -15,58 +15,26 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from builder import sources  # the sources import this package's checks: used at call time, never at import
 from builder.errors import UsageError
 from builder.schema import CONFIGS
 from builder.validate.base import Check, Result
 from builder.validate.card import Card
 from builder.validate.decontam import Decontamination
-from builder.validate.evidence import BuiltinCoverage, CategoryBalance, Verification
 from builder.validate.fidelity import FIDELITY_SAMPLE, Fidelity
-from builder.validate.ids import DuplicatesAcrossSplits, DuplicatesWithinSplit, UniqueIds
-from builder.validate.liveness import Live
 from builder.validate.load import load
-from builder.validate.near_duplicates import NearDuplicates
 from builder.validate.regenerate import Determinism
 from builder.validate.report import Report
-from builder.validate.rows import Hashes, IrFunction, NonEmpty, Placement
 from builder.validate.schema import Schema, has_all_columns
 from builder.validate.shards import Shards
-from builder.validate.standalone import StandaloneEvidence, StandaloneRun, StandaloneText
+from builder.validate.standalone import StandaloneRun
 
 __all__ = ["Report", "Result", "validate", "config_checks"]
 
 
 def config_checks(config: str = "cuda-forward") -> list[Check]:
-    """The checks run on a config once its columns are all there, in report order."""
-    if config == "real":  # one split of shipped kernels: nothing to regenerate, no category cycle
-        return [NonEmpty(), Placement(), UniqueIds(), IrFunction(), Hashes(), BuiltinCoverage(), Verification()]
-    if config == "standalone":  # whole programs instead of an ir column; their own evidence
-        return [
-            Placement(),
-            UniqueIds(),
-            StandaloneText(),
-            DuplicatesWithinSplit(),
-            DuplicatesAcrossSplits(),
-            NearDuplicates(),
-            CategoryBalance(),
-            BuiltinCoverage(),
-            StandaloneEvidence(),
-            Live(),
-        ]
-    return [
-        NonEmpty(),
-        Placement(),
-        UniqueIds(),
-        IrFunction(),
-        Hashes(),
-        DuplicatesWithinSplit(),
-        DuplicatesAcrossSplits(),
-        NearDuplicates(),
-        CategoryBalance(),
-        BuiltinCoverage(),
-        Verification(),
-        Live(),
-    ]
+    """The checks run on a config once its columns are all there, in report order: its row source's."""
+    return sources.source_of(config).checks(config)
 
 
 def validate(
@@ -100,9 +68,9 @@ def validate(
         complete[cfg] = splits
         results += [check.run(cfg, splits) for check in config_checks(cfg)]
     generated = _generated(complete)
-    if generated or "real" not in complete:
+    if generated or not complete:
         results.append(Determinism().run(generated))
-    else:
+    else:  # every config here is of a source whose rows have no seed (the shipped kernels)
         results.append(Result("determinism", "", "skip", "only the real config: shipped kernels have no seed"))
     # standalone rows embed the units determinism regenerates through the same codegen.emit this check judges
     emitted = {cfg: splits for cfg, splits in complete.items() if cfg != "standalone"}
@@ -120,5 +88,5 @@ def validate(
 
 
 def _generated(tables: dict) -> dict:
-    """The configs whose rows regenerate from (seed, split, index): all but real."""
-    return {cfg: splits for cfg, splits in tables.items() if cfg != "real"}
+    """The configs whose rows regenerate from (seed, split, index): those of a source that ``regenerates``."""
+    return {cfg: splits for cfg, splits in tables.items() if sources.source_of(cfg).regenerates}

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.errors import ExtractError, WarpRejected
-from builder.real.extract import extract, launch_block_dim
-from builder.real.sources import ShippedModule
 from builder.schema import TARGETS
+from builder.shipped.extract import extract, launch_block_dim
+from builder.shipped.modules import ShippedModule
 from builder.warp_backend import codegen
 
 # Packages the build does not install: a module importing one is skipped and counted under its name.

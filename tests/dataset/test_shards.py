@@ -9,7 +9,7 @@ import pytest
 
 from builder.cli import main
 from builder.config import BuildOptions
-from builder.dataset.plan import plan
+from builder.sources import plan
 from tests.dataset.helpers import SMALL, leftovers, run, start
 
 
@@ -122,7 +122,7 @@ def test_progress_of_real_shards_counts_shards():
     from builder.dataset.plan import Shard
     from builder.dataset.progress import Progress
 
-    shards = [Shard("test", i, 4, 8 * i, 8 * i + 8, config="real") for i in range(4)]
+    shards = [Shard("test", i, 4, 8 * i, 8 * i + 8, "real", (f"m{i}",), "shipped") for i in range(4)]
     p = Progress(shards, configs=0, engine="local", stream=io.StringIO())
     p.start -= 10  # ten seconds in, one shard of four done: about 30 s left
     p.finished(shards[0])

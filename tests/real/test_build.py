@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from builder.config import BuildOptions
-from builder.dataset.plan import build_plan, plan
 from builder.schema import features
+from builder.sources import build_plan, plan
 from tests.dataset.helpers import env_for, leftovers, run
 
 # The first six example modules: three run code at import, one needs torch, two give six kernels (18 rows).
@@ -57,7 +57,10 @@ def test_real_build_loads_and_validates(tmp_path):
     out = tmp_path / "ds"
     r = run(tmp_path, "--configs", "real", *REAL, "--num-shards", "2", "--num-proc", "2", "--out", str(out))
     assert r.returncode == 0, r.stderr
-    assert "real: test=18\n" in r.stdout and "invalid rows skipped" not in r.stdout
+    assert (
+        "real: test=18, compiled (shipped kernels are never executed)\n" in r.stdout
+        and "invalid rows skipped" not in r.stdout
+    )
     summary = next(line for line in r.stderr.splitlines() if line.startswith("warp_cuda_ir real: "))
     assert "modules skipped: example runs code at import (no __main__ guard): 3, needs torch: 1" in summary
     assert "rows skipped: none" in summary and "kernels: examples: 6" in summary

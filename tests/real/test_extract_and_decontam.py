@@ -2,8 +2,8 @@
 
 from builder.grammar.policy import CATEGORIES
 from builder.real.decontam import decontaminate, normalized_sha256
-from builder.real.extract import extract, launch_block_dim
 from builder.schema import columns, features
+from builder.shipped.extract import extract, launch_block_dim
 
 MODULE = """import math
 
@@ -124,7 +124,7 @@ def test_factory_kernel_is_decorated_renamed_and_given_its_values():
 
 
 def test_examples_that_would_run_at_import_are_recognised():
-    from builder.real.sources import runs_code_at_import
+    from builder.shipped.modules import runs_code_at_import
 
     assert runs_code_at_import(MODULE) == ""  # work only under if __name__ == "__main__"
     assert runs_code_at_import(MODULE + "wp.clear_kernel_cache()\n") == "calls clear_kernel_cache() at import"

@@ -1,8 +1,8 @@
 """Collecting shipped modules (in child processes) gives deterministic ids; real rows compile; opt-outs hold."""
 
 from builder.real.rows import RealOptions, Summary, rows
-from builder.real.sources import modules
 from builder.schema import columns, features
+from builder.shipped.modules import modules
 from builder.warp_backend import codegen, real_import
 
 MODULES = ("warp.examples.core.example_dem", "warp.examples.optim.example_particle_repulsion", "warp._src.optim.adam")

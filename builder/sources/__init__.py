@@ -1,0 +1,45 @@
+"""Where rows come from: one small protocol (``base.RowSource``), one implementation per source.
+
+``generated`` draws programs from (seed, split, index) and pairs each with what Warp emits for it (the cuda-*,
+cpu, gpu-verified and standalone configs); ``shipped`` collects the kernels warp-lang ships (the real config).
+The driver (plan, shards, folder), the ``datasets`` builder, the validator and the build's report look a config's
+source up here and call the protocol; none of them branches on a config's name.
+"""
+
+from __future__ import annotations
+
+from builder.config import BuildOptions
+from builder.dataset.plan import Shard
+from builder.schema import CONFIGS
+from builder.sources.base import RowSource
+from builder.sources.generated import GeneratedSource
+from builder.sources.shipped import ShippedSource
+
+SOURCES: tuple[RowSource, ...] = (GeneratedSource(), ShippedSource())
+_BY_CONFIG = {config: source for source in SOURCES for config in source.configs}
+_BY_NAME = {source.name: source for source in SOURCES}
+assert set(_BY_CONFIG) == set(CONFIGS), "every config has exactly one source"
+
+
+def source_of(config: str) -> RowSource:
+    return _BY_CONFIG[config]
+
+
+def source_named(name: str) -> RowSource:
+    return _BY_NAME[name]
+
+
+def grouped(options: list[BuildOptions]) -> list[tuple[RowSource, tuple[BuildOptions, ...]]]:
+    """A build's options by source, in ``SOURCES`` order (sources with no config in the build left out)."""
+    out = [(s, tuple(o for o in options if source_of(o.config) is s)) for s in SOURCES]
+    return [(s, opts) for s, opts in out if opts]
+
+
+def plan(opts: BuildOptions) -> list[Shard]:
+    """Every shard of ``opts.config``'s source (a generated config's are shared by every generated config)."""
+    return source_of(opts.config).plan(opts)
+
+
+def build_plan(options: list[BuildOptions]) -> list[Shard]:
+    """The shards of a build of several configs: each source's shards once, in ``SOURCES`` order."""
+    return [shard for source, opts in grouped(options) for shard in source.plan(opts[0])]

@@ -1,0 +1,50 @@
+"""The row-source protocol: what the driver, the ``datasets`` builder, the validator and the build's report need
+from wherever rows come from.
+
+A source owns a set of configs. It plans their shards from the build options (``plan``), writes a shard's rows of
+one config (``rows``, counting what it left out in a JSON-ready ``summary``), says which checks ``validate`` runs
+on a config (``checks``) and how a config's size is reported. Shards are ``builder.dataset.plan.Shard``s; a
+shard belongs to the source named in ``Shard.source``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from builder.config import BuildOptions
+    from builder.dataset.plan import Shard
+    from builder.validate.base import Check
+
+
+class RowSource(ABC):
+    name: ClassVar[str]  # the value of Shard.source for this source's shards
+    configs: ClassVar[tuple[str, ...]]
+    # rows are a pure function of (seed, split, index): validate regenerates every one of them
+    regenerates: ClassVar[bool]
+
+    @abstractmethod
+    def plan(self, opts: BuildOptions) -> list[Shard]:
+        """Every shard of this source for a build with ``opts`` (any of its configs: they share the plan)."""
+
+    @abstractmethod
+    def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
+        """The rows of ``opts.config`` in ``shard``; what was left out is counted into ``summary``."""
+
+    @abstractmethod
+    def checks(self, config: str) -> list[Check]:
+        """The row checks ``validate`` runs on one of this source's configs once its columns are all there."""
+
+    def require(self, opts: BuildOptions) -> None:
+        """Raise ``ConfigError`` (or a subclass) when this machine cannot build ``opts.config``."""
+        return  # most configs build anywhere
+
+    def report(self, summaries: list[dict]) -> None:
+        """Print what a build's shards left out, from their ``summary`` records (resumed shards included)."""
+        return  # a source that prints as it goes has nothing to add
+
+    def size(self, opts: BuildOptions, split: str, n: int) -> str:
+        """How the build's last lines report ``n`` rows of ``split``."""
+        return f"{split}={n}"

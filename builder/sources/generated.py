@@ -1,0 +1,79 @@
+"""Generated rows: programs drawn from (seed, split, index), paired with what Warp emits for them.
+
+``cuda-forward``, ``cuda-backward``, ``cpu`` and ``gpu-verified`` pair each program with a function of Warp's unit
+(``builder.dataset.records``); ``standalone`` with two whole programs built around the units
+(``builder.dataset.standalone_rows``). Every config of this source shares one shard plan: a shard is rows
+``start..stop-1`` of a split, and each program is drawn once per config from its coordinates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from builder.config import BuildOptions
+from builder.dataset.plan import Shard, split_shards
+from builder.errors import GPURequired
+from builder.schema import GENERATED_CONFIGS, SPLITS
+from builder.sources.base import RowSource
+from builder.validate.evidence import BuiltinCoverage, CategoryBalance, Verification
+from builder.validate.ids import DuplicatesAcrossSplits, DuplicatesWithinSplit, UniqueIds
+from builder.validate.liveness import Live
+from builder.validate.near_duplicates import NearDuplicates
+from builder.validate.rows import Hashes, IrFunction, NonEmpty, Placement
+from builder.validate.standalone import StandaloneEvidence, StandaloneText
+
+# configs that are not one row per program: a kernel without an adjoint has no backward row, gpu-verified has two
+# rows per program, and a kernel taking a mesh or using tiles has no standalone row
+NOT_ONE_ROW_PER_PROGRAM = ("cuda-backward", "gpu-verified", "standalone")
+
+
+class GeneratedSource(RowSource):
+    name = "generated"
+    configs = GENERATED_CONFIGS
+    regenerates = True
+
+    def plan(self, opts: BuildOptions) -> list[Shard]:
+        return [s for split in SPLITS for s in split_shards(opts, split)]
+
+    def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
+        from builder.dataset.records import rows  # imports Warp: only when rows are made
+
+        yield from rows(opts, shard.split, shard.start, shard.stop)
+
+    def checks(self, config: str) -> list:
+        if config == "standalone":  # whole programs instead of an ir column, and their own evidence
+            middle, evidence = [StandaloneText()], StandaloneEvidence()
+        else:
+            middle, evidence = [NonEmpty(), IrFunction(), Hashes()], Verification()
+        return [
+            Placement(),
+            UniqueIds(),
+            *middle,
+            DuplicatesWithinSplit(),
+            DuplicatesAcrossSplits(),
+            NearDuplicates(),
+            CategoryBalance(),
+            BuiltinCoverage(),
+            evidence,
+            Live(),
+        ]
+
+    def require(self, opts: BuildOptions) -> None:
+        if opts.config == "gpu-verified":
+            from builder.dataset.shards import quiet_init
+            from builder.warp_backend import codegen
+
+            quiet_init()  # Warp's no-driver warning would only repeat the one line GPURequired gives
+            if not codegen.cuda_available():
+                raise GPURequired()
+        if opts.config == "standalone":
+            from builder.standalone.toolchain import require_compilers
+
+            require_compilers(opts.verify)
+
+    def size(self, opts: BuildOptions, split: str, n: int) -> str:
+        if opts.config in NOT_ONE_ROW_PER_PROGRAM:  # rows and programs differ without any being invalid
+            return f"{split}={n} rows from {opts.size(split)} programs"
+        if n >= opts.size(split):
+            return f"{split}={n}"
+        return f"{split}={n} ({opts.size(split) - n} invalid rows skipped)"

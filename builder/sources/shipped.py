@@ -1,0 +1,55 @@
+"""Shipped rows: the kernels warp-lang ships (its examples, library and tests), the ``real`` config.
+
+Its one ``test`` split is the sorted list of shipped modules cut into contiguous runs (``plan.real_shards``); a
+shard's rows are its modules' kernels for every target and pass (``builder.real.rows``), compiled, never executed.
+What could not be used is counted by reason in the shard's summary, and the build prints the merged counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from builder.config import BuildOptions
+from builder.dataset.plan import Shard, real_shards
+from builder.sources.base import RowSource
+from builder.validate.evidence import BuiltinCoverage, Verification
+from builder.validate.ids import UniqueIds
+from builder.validate.rows import Hashes, IrFunction, NonEmpty, Placement
+
+
+class ShippedSource(RowSource):
+    name = "shipped"
+    configs = ("real",)
+    regenerates = False  # no seed or index: a row is what the installed warp-lang ships
+
+    def plan(self, opts: BuildOptions) -> list[Shard]:
+        return real_shards(opts)
+
+    def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
+        from builder.real.rows import Summary, shard_rows  # imports Warp: only when rows are made
+
+        counts = Summary()
+        yield from shard_rows(opts, shard.modules, counts)
+        summary.update(counts.to_json())
+
+    def checks(self, config: str) -> list:
+        # one split of shipped kernels: nothing to regenerate, no category cycle, never executed
+        return [
+            NonEmpty(),
+            Placement(),
+            UniqueIds(),
+            IrFunction(),
+            Hashes(),
+            BuiltinCoverage(),
+            Verification(executed=False),
+        ]
+
+    def size(self, opts: BuildOptions, split: str, n: int) -> str:
+        # the default --verify execute means "compile" here: shipped kernels' inputs are unknown, so never run
+        done = {"execute": ", compiled (shipped kernels are never executed)", "compile": ", compiled"}
+        return f"{split}={n}{done.get(opts.verify, '')}"
+
+    def report(self, summaries: list[dict]) -> None:
+        from builder.real.rows import Summary, report
+
+        report(Summary.merged(summaries))

@@ -1,0 +1,57 @@
+"""The package's layers, imported one way: no module imports a package of a higher layer, not even inside a
+function (docs/design.md, "Architecture")."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "builder"
+# a package may import its own layer and those below; the rows layer's packages call each other (a source hands
+# out the validator's checks, the validator asks the sources which checks apply)
+LAYERS = [
+    ("rng", "errors"),
+    ("grammar", "shipped", "schema", "standalone"),
+    ("config", "layout"),
+    ("warp_backend",),
+    ("dataset", "real", "sources", "validate", "analysis"),
+    ("evaluate", "train"),
+    ("hub", "commands", "cli"),
+]
+RANK = {pkg: n for n, layer in enumerate(LAYERS) for pkg in layer}
+
+
+def _package(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "builder" else None
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{a.name}" for a in node.names] if node.module == "builder" else [node.module]
+            out += [(node.lineno, n) for n in names]
+        elif isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+    return out
+
+
+def test_every_package_has_a_layer():
+    packages = {p.stem if p.is_file() else p.name for p in ROOT.iterdir() if not p.name.startswith("__")}
+    assert packages - {"py"} <= set(RANK) | {"__init__"}, sorted(packages - set(RANK))
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_import_reaches_up(path):
+    own = _package("builder." + ".".join(path.relative_to(ROOT).with_suffix("").parts))
+    if own is None or own == "__init__":
+        return
+    upward = [
+        f"line {line}: {name}"
+        for line, name in _imports(path)
+        if (dst := _package(name)) in RANK and dst != "GENERATOR_VERSION" and RANK[dst] > RANK[own]
+    ]
+    assert not upward, f"{path.relative_to(ROOT)} ({own}, layer {RANK[own]}) imports a higher layer: {upward}"

@@ -12,6 +12,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+# a row's coordinates are (seed, split, index): the split names are part of the derivation
+SPLITS = ("train", "validation", "test")
+
 
 def stable_int(*parts: object, bits: int = 64) -> int:
     """An integer digest of ``parts`` that is identical on every machine."""

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import datasets
 
+from builder.errors import ConfigError
+from builder.rng import SPLITS  # noqa: F401 - the split names, defined with the coordinates they are part of
+
 CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "real", "standalone")
+# configs whose rows hold an ``ir`` (what a model writes, what ``evaluate`` scores): all but standalone
+IR_CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "real")
 # configs whose rows are drawn programs (every config but real); standalone is built only when asked for
 GENERATED_CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "standalone")
-SPLITS = ("train", "validation", "test")
 # (target, pass, symbol suffix of the IR function, TU the IR is taken from) per generated config
 TARGETS = {
     "cuda-forward": ("cuda", "forward", "_cuda_kernel_forward"),
@@ -184,6 +188,14 @@ def columns(config: str) -> tuple[str, ...]:
         if config == "cpu":
             drop |= set(PTX_FIELDS)
     return tuple(k for k in FIELDS if k not in drop)
+
+
+def check_ir_config(config: str) -> None:
+    """Raise ``ConfigError`` unless ``config``'s rows hold an ``ir`` a model can be trained on, predict and be scored
+    on (every config but standalone, whose rows hold whole programs)."""
+    if config not in IR_CONFIGS:
+        what = "cannot use" if config in CONFIGS else "unknown"
+        raise ConfigError(f"{what} config {config!r}; valid: {', '.join(IR_CONFIGS)}")
 
 
 def features(config: str) -> datasets.Features:

@@ -17,6 +17,8 @@ import sys
 from multiprocessing import get_context
 from pathlib import Path
 
+from builder.grammar.sample import sample
+
 CHUNK = 25
 
 
@@ -26,7 +28,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _compare(job: tuple[int, int, int]) -> list[dict]:
-    from builder.dataset.records import emitted_configs, sample
+    from builder.dataset.records import emitted_configs
     from builder.grammar.policy import CATEGORIES
     from builder.warp_backend import codegen, verify
     from builder.warp_backend import gpu as gpu_verify

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from builder.analysis.realism import Corpus
 from builder.analysis.report import markdown, metrics, real_corpora, real_weights
+from builder.grammar.sample import sample
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,7 +47,6 @@ def _args(argv):
 
 
 def _generated(rows: int, seed: int) -> tuple[Corpus, int]:
-    from builder.dataset.records import sample  # imports Warp: only when generating
     from builder.grammar.policy import CATEGORIES
 
     corpus = Corpus("generated", whole=True)

@@ -21,7 +21,7 @@ from collections import Counter
 
 from builder.config import BuildOptions
 from builder.dataset import standalone_rows
-from builder.dataset.records import sample
+from builder.grammar.sample import sample
 from builder.warp_backend import codegen, verify
 
 

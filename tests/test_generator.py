@@ -20,6 +20,7 @@ from builder.grammar.normalize import (
     tokens,
 )
 from builder.grammar.policy import CATEGORIES, POLICIES, Policy
+from builder.grammar.sample import STORE_DRAWS, sample
 from builder.rng import derive_rng
 from builder.schema import TARGETS
 from builder.warp_backend import codegen
@@ -151,7 +152,7 @@ def test_token_pass_equals_the_references_on_hand_written_edge_cases():
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**31 - 1), index=st.integers(min_value=0, max_value=10**6))
 def test_a_source_fed_in_pieces_hashes_and_tokenizes_as_the_whole(seed, index):
-    # records.sample hashes a draft's head once and each candidate ending on a copy; the split partition
+    # grammar.sample hashes a draft's head once and each candidate ending on a copy; the split partition
     # and the dedup key are only sound if that equals the hash of the whole program
     for category in CATEGORIES:
         source = generate(derive_rng(seed, "test", index), category).source
@@ -173,7 +174,6 @@ def test_a_draft_finishes_the_same_way_whatever_it_finished_before():
 
 
 def test_a_row_is_the_first_candidate_in_its_partition():
-    from builder.dataset.records import STORE_DRAWS, sample
     from builder.schema import SPLITS
 
     def candidate(index: int, d: int, k: int) -> str:

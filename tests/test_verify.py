@@ -4,9 +4,10 @@ import re
 import numpy as np
 import pytest
 
-from builder.dataset.records import emitted_configs, sample
+from builder.dataset.records import emitted_configs
 from builder.grammar.generator import generate
 from builder.grammar.policy import CATEGORIES
+from builder.grammar.sample import sample
 from builder.rng import derive_rng
 from builder.warp_backend import codegen, execute, verify
 

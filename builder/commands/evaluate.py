@@ -9,7 +9,7 @@ from pathlib import Path
 from builder.errors import ConfigError
 from builder.evaluate.trials import DEFAULT as DEFAULT_TRIALS
 from builder.evaluate.trials import check_count
-from builder.schema import CONFIGS, SPLITS
+from builder.schema import IR_CONFIGS, SPLITS, check_ir_config
 
 NAME = "evaluate"
 HELP = "score predictions (PRED.jsonl) against a split: exact match, compiles, same outputs"
@@ -17,7 +17,7 @@ HELP = "score predictions (PRED.jsonl) against a split: exact match, compiles, s
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, help="dataset folder (built by `build`) or Hub id")
-    p.add_argument("--config", required=True, help=", ".join(CONFIGS))
+    p.add_argument("--config", required=True, help=", ".join(IR_CONFIGS))
     p.add_argument("--split", required=True, help=", ".join(SPLITS))
     p.add_argument("--predictions", required=True, help='JSONL: {"id": ROW_ID, "ir": FUNCTION} a line')
     p.add_argument("--out", required=True, help="REPORT.json (written atomically)")
@@ -56,8 +56,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--num-proc must be a positive integer, got {args.num_proc}")
     if args.split not in SPLITS:
         raise ConfigError(f"unknown split {args.split!r}; valid: {', '.join(SPLITS)}")
-    if args.config not in CONFIGS:
-        raise ConfigError(f"unknown config {args.config!r}; valid: {', '.join(CONFIGS)}")
+    check_ir_config(args.config)
     check_count(args.trials)
     limits = sandbox.Limits(timeout_s=args.timeout, isolate=not args.unsafe_no_isolation)
     preprocess.compiler()  # the static checks need g++: say so before any work

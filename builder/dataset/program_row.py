@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
+from builder.grammar.sample import Drawn
 from builder.layout import sha256_text
 from builder.warp_backend import codegen
-
-if TYPE_CHECKING:
-    from builder.dataset.records import Drawn
 
 
 def program_fields(opts: BuildOptions, config: str, split: str, index: int, drawn: Drawn) -> dict:

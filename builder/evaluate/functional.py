@@ -25,6 +25,7 @@ from builder.errors import ReferenceFailed
 from builder.evaluate import compare, sandbox, static, trials
 from builder.evaluate.predictions import Prediction
 from builder.evaluate.splice import splice
+from builder.grammar.sample import sample
 
 NO_GPU = "not run: no GPU"
 BODY_FREE = "the reference's result does not depend on the function body"
@@ -196,8 +197,6 @@ class Evaluator:
     def _program(self, row: dict):
         """The row's program, regenerated once (it gives the comparison each output's scalar type)."""
         if row["id"] not in self.programs:
-            from builder.dataset.records import sample
-
             self.programs[row["id"]] = sample(row["seed"], row["split"], row["index"], (row["category"],)).program
         return self.programs[row["id"]]
 

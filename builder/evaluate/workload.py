@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from builder.evaluate.trials import Trial
+from builder.grammar.sample import sample
 
 
 class Stage:
@@ -53,7 +54,6 @@ def run(job: dict, stage: Stage, workdir: str) -> dict | None:
 
 
 def _program(job: dict):
-    from builder.dataset.records import sample
 
     program = sample(job["seed"], job["split"], job["index"], (job["category"],)).program
     if program.source != job["python_source"]:

@@ -29,6 +29,9 @@ class Gen:
         self.k, self.rng, self.p = k, k.rng, k.p
         self.funcs: list = []  # helper signatures (helpers.Helper) a call may use
 
+    def child(self, k: KernelCtx) -> Gen:
+        return Gen(k)
+
     # ------------------------------------------------------------------ dispatch
     def expr(self, t: WType, depth: int, vary: bool = False, avoid: str | tuple[str, ...] = "") -> E:
         if depth <= 0 or self.rng.random() < self.p.leaf:

@@ -6,32 +6,28 @@ rotation), so rotating, inverting and composing them is always defined.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from builder.grammar import wtypes as T
+from builder.grammar.producer import Producer
 from builder.grammar.wtypes import ADD, ATOM, MUL, UNARY, E, WType, fmt_float, mag
 from builder.rng import pick
 
-if TYPE_CHECKING:
-    from builder.grammar.expr import Gen
 
-
-def _split(g: Gen, vary: bool) -> tuple[bool, bool]:
+def _split(g: Producer, vary: bool) -> tuple[bool, bool]:
     if not vary:
         return False, False
     return (True, False) if g.rng.random() < 0.6 else (False, True)
 
 
-def _has(g: Gen, t: WType) -> bool:
+def _has(g: Producer, t: WType) -> bool:
     return t in g.p.types()
 
 
-def _ctor(g: Gen, t: WType) -> str:
+def _ctor(g: Producer, t: WType) -> str:
     """The constructor's name: Warp's float32 types also go by their suffixed aliases (wp.vec3f, wp.mat22f)."""
     return f"{t.spelling}f" if g.rng.random() < g.p.suffixed else t.spelling
 
 
-def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def vec_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
     rng, d, n = g.rng, depth - 1, t.n
 
     def arith() -> E:
@@ -145,7 +141,7 @@ def vec_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     )
 
 
-def mat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def mat_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
     rng, d, n = g.rng, depth - 1, t.n
     v = T.VEC[n]
     # columns (edge vectors, frame axes) are how Warp code mostly assembles a matrix
@@ -200,7 +196,7 @@ def mat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     return E(f"wp.inverse({ident} + {m.at(MUL)} * {fmt_float(s)})", t, T.sym(2.0), m.varies)
 
 
-def quat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def quat_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
     rng, d = g.rng, depth - 1
     kinds = ["axis_angle", "axis_angle", "mul", "inverse", "rpy", "euler", "ctor"]
     if _has(g, T.TRANSFORM):
@@ -238,7 +234,7 @@ def quat_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     return E(f"wp.quat_rpy({', '.join(p.code for p in parts)})", t, (-1.0, 1.0), any(p.varies for p in parts))
 
 
-def xform_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def xform_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
     rng, d = g.rng, depth - 1
     k = rng.choice(("make", "make", "multiply", "inverse"))
     va, vb = _split(g, vary)
@@ -256,7 +252,7 @@ def xform_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     return E(f"wp.transform_inverse({a.code})", t, T.sym(2 * mag(a.iv)), a.varies)
 
 
-def linalg_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def linalg_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
     if t.kind == "vec":
         return vec_expr(g, t, depth, vary)
     if t.kind == "mat":
@@ -266,7 +262,7 @@ def linalg_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     return xform_expr(g, t, depth, vary)
 
 
-def to_float(g: Gen, depth: int, vary: bool) -> E:
+def to_float(g: Producer, depth: int, vary: bool) -> E:
     """A float32 read off a vector or matrix: dot, length, a component, a trace..."""
     rng, d = g.rng, depth - 1
     vecs = [x for x in g.p.types() if x.kind == "vec"]

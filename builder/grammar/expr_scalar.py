@@ -7,15 +7,12 @@ thread's data through at least one path.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from builder.grammar import expr_linalg, flow
 from builder.grammar import wtypes as T
+from builder.grammar.producer import Producer
 from builder.grammar.wtypes import ADD, AND, BAND, BOR, BXOR, CMP, MUL, OR, SHIFT, E, WType, fmt_float, lit, mag
 from builder.rng import pick
-
-if TYPE_CHECKING:
-    from builder.grammar.expr import Gen
 
 
 # name -> (guard, result interval from the guarded operand's); "pos" = positive, ("b", x) = within [-x, x]
@@ -59,18 +56,18 @@ UNARY_WEIGHTS = {
 }
 
 
-def _split(g: Gen, vary: bool) -> tuple[bool, bool]:
+def _split(g: Producer, vary: bool) -> tuple[bool, bool]:
     if not vary:
         return False, False
     return (True, False) if g.rng.random() < 0.6 else (False, True)
 
 
-def _same_inputs(g: Gen, a: E, b: E) -> bool:
+def _same_inputs(g: Producer, a: E, b: E) -> bool:
     atoms = g.k.atoms(a.code)
     return bool(atoms) and atoms == g.k.atoms(b.code)
 
 
-def binop(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def binop(g: Producer, t: WType, depth: int, vary: bool) -> E:
     va, vb = _split(g, vary)
     a = g.expr(t, depth - 1, va)
     op = pick(g.rng, [(3.0, lambda: "+"), (2.0, lambda: "-"), (3.0, lambda: "*"), (1.0, lambda: "/")])
@@ -96,7 +93,7 @@ def binop(g: Gen, t: WType, depth: int, vary: bool) -> E:
     return E(f"{a.at(MUL)} * {b.at(MUL)}", t, iv, a.varies or b.varies, MUL)
 
 
-def unary(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def unary(g: Producer, t: WType, depth: int, vary: bool) -> E:
     # a function of a constant is a constant: the operand always comes from the thread's data
     a = g.expr(t, depth - 1, True)
     names = [n for n in UNARY_FNS if not (n == "abs" and a.iv[0] >= 0)]  # abs of a non-negative is itself
@@ -109,7 +106,7 @@ def unary(g: Gen, t: WType, depth: int, vary: bool) -> E:
     return E(f"wp.{name}({a.code})", t, result(a.iv), a.varies)
 
 
-def minmax(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def minmax(g: Producer, t: WType, depth: int, vary: bool) -> E:
     a = g.expr(t, depth - 1, vary)
     lo, hi = a.iv
     kind = g.rng.choice(("min", "max", "clamp", "clamp"))
@@ -129,7 +126,7 @@ def minmax(g: Gen, t: WType, depth: int, vary: bool) -> E:
     return E(f"wp.{'min' if kind == 'min' else 'max'}({a.code}, {b.code})", t, iv, a.varies)
 
 
-def where(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def where(g: Producer, t: WType, depth: int, vary: bool) -> E:
     c = g.cond(depth - 1)
     va, vb = _split(g, vary)
     a = g.expr(t, depth - 1, va or vary)
@@ -137,7 +134,7 @@ def where(g: Gen, t: WType, depth: int, vary: bool) -> E:
     return E(f"wp.where({c.code}, {a.code}, {b.code})", t, T.iv_union(a.iv, b.iv), a.varies or b.varies)
 
 
-def blend(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def blend(g: Producer, t: WType, depth: int, vary: bool) -> E:
     a = g.expr(t, depth - 1, vary)
     kind = g.rng.choice(("lerp", "smoothstep", "pow", "atan2", "signed"))
     if kind == "signed":  # a signed square root: keeps the sign, compresses the magnitude
@@ -174,7 +171,7 @@ def blend(g: Gen, t: WType, depth: int, vary: bool) -> E:
     return E(f"wp.atan2({a.code}, {b.code})", t, iv, a.varies)
 
 
-def convert(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def convert(g: Producer, t: WType, depth: int, vary: bool) -> E:
     if t == T.F32:
         src = g.rng.choice([s for s in g.p.types() if s.kind == "scalar" and s != t] or [T.I32])
         a = g.expr(src, depth - 1, True)  # converting a literal is writing another literal
@@ -183,7 +180,7 @@ def convert(g: Gen, t: WType, depth: int, vary: bool) -> E:
     return E(f"{t.ctor}({a.code})", t, a.iv, a.varies)
 
 
-def random_float(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def random_float(g: Producer, t: WType, depth: int, vary: bool) -> E:
     s = g.k.rand_state
     kind = g.rng.choice(("randf", "randf", "range", "randn", "noise"))
     if kind == "noise":  # a smooth noise field, sampled at a point the thread computes
@@ -197,7 +194,7 @@ def random_float(g: Gen, t: WType, depth: int, vary: bool) -> E:
     return E(f"wp.randn({s})", t, (-6.0, 6.0), True)
 
 
-def float_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def float_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
     p = g.p
     linalg = t == T.F32 and any(x.kind in ("vec", "mat", "quat") for x in p.types())
     options = [
@@ -222,7 +219,7 @@ def float_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     return g.capped(pick(g.rng, options))
 
 
-def int_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def int_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
     rng, p = g.rng, g.p
 
     def arith() -> E:
@@ -286,7 +283,7 @@ def int_expr(g: Gen, t: WType, depth: int, vary: bool) -> E:
     return g.capped(pick(rng, options))
 
 
-def cond_expr(g: Gen, depth: int) -> E:
+def cond_expr(g: Producer, depth: int) -> E:
     rng = g.rng
     t = T.I32 if rng.random() < 0.25 and not g.k.helper else T.F32
     a = g.expr(t, max(depth - 1, 0), True)

@@ -6,19 +6,15 @@ result, which the caller uses at once, so no statement here is dead.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from builder.grammar import wtypes as T
+from builder.grammar.producer import Producer
 from builder.grammar.scope import Local
 from builder.grammar.wtypes import MUL, E, WType, fmt_float, mag
-
-if TYPE_CHECKING:
-    from builder.grammar.expr import Gen
 
 ACC_STEMS = ("acc", "total", "s", "sum_w", "value", "poly", "y")
 
 
-def _header(g: Gen, trips: int) -> tuple[str, str]:
+def _header(g: Producer, trips: int) -> tuple[str, str]:
     """(loop variable, range expression) for ``trips`` iterations: a literal, a wp.static constant or an
     int argument the executor sets to ``trips``."""
     k, rng = g.k, g.rng
@@ -34,7 +30,7 @@ def _header(g: Gen, trips: int) -> tuple[str, str]:
     return j, f"range({trips})"
 
 
-def loop_sum(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def loop_sum(g: Producer, t: WType, depth: int, vary: bool) -> E:
     k, rng = g.k, g.rng
     trips = rng.randint(2, 6)
     kind = rng.choice(("weights", "horner", "relax"))
@@ -79,7 +75,7 @@ def loop_sum(g: Gen, t: WType, depth: int, vary: bool) -> E:
     return E(acc, t, iv, x.varies)
 
 
-def branch(g: Gen, t: WType, depth: int, vary: bool) -> E:
+def branch(g: Producer, t: WType, depth: int, vary: bool) -> E:
     """``v = a`` then ``if cond: v = b`` (or an update of ``v``); ``v`` reaches the use on both paths."""
     k, rng = g.k, g.rng
     a = g.expr(t, max(depth - 1, 0), vary)

@@ -113,7 +113,7 @@ def _decorator(rng: random.Random, p: Policy, k: KernelCtx) -> tuple[str, bool]:
 class Draft:
     """A category's program before its random stream is chosen: ``finish(rng)`` draws the whole program.
 
-    records.sample calls ``finish`` with a new stream until the program's normalized hash lands in the
+    grammar.sample calls ``finish`` with a new stream until the program's normalized hash lands in the
     row's split; ``head`` (the part every candidate shares) is empty, since nothing is shared.
     """
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from builder.grammar import names as N
 from builder.grammar import wtypes as T
 from builder.grammar.kernel import KernelCtx, spell
+from builder.grammar.producer import Producer
 from builder.grammar.scope import Local
 from builder.grammar.wtypes import ADD, MUL, E, Interval, WType, fmt_float, mag
 
@@ -37,7 +38,7 @@ def _widen(iv: Interval) -> Interval:
     return (0.0, b) if iv[0] >= 0 else (-b, b)
 
 
-def call(g, t: WType, depth: int, vary: bool) -> E:
+def call(g: Producer, t: WType, depth: int, vary: bool) -> E:
     fits = [f for f in g.funcs if f.ret == t]
     if fits and g.rng.random() < 0.5:
         f = g.rng.choice(fits)
@@ -53,7 +54,7 @@ def call(g, t: WType, depth: int, vary: bool) -> E:
     return call_new(g, t, depth, args)
 
 
-def _args(g, types: list[WType], depth: int, vary: bool) -> list[E]:
+def _args(g: Producer, types: list[WType], depth: int, vary: bool) -> list[E]:
     """Call arguments, no two of them the same expression (f(x, x) may cancel inside f)."""
     out: list[E] = []
     for n, t in enumerate(types):
@@ -62,9 +63,7 @@ def _args(g, types: list[WType], depth: int, vary: bool) -> list[E]:
     return out
 
 
-def call_new(g, t: WType, depth: int, args: list[E]) -> E:
-    from builder.grammar.expr import Gen  # the helper body is generated like a kernel body
-
+def call_new(g: Producer, t: WType, depth: int, args: list[E]) -> E:
     k, rng = g.k, g.rng
     types = tuple(a.t for a in args)
     # an overload: the name of a helper taking other types (Warp picks the definition by argument types)
@@ -77,7 +76,7 @@ def call_new(g, t: WType, depth: int, args: list[E]) -> E:
     name = rng.choice(others).name if overload else k.fresh(rng.choice(N.FUNC_NAMES))
     hk = KernelCtx(rng, g.p, 1, k.shape)
     hk.used, hk.consts, hk.chunks, hk.func_names, hk.helper = k.used, k.consts, k.chunks, k.func_names, True
-    hg = Gen(hk)
+    hg = g.child(hk)  # the helper body is generated like a kernel body, by the caller's kind of generator
     params = []
     for a in args:
         pname = k.fresh(N.stem_for(rng, a.t))

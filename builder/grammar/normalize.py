@@ -115,7 +115,7 @@ def tokens(source: str) -> list[tuple[str, str]]:
 class Normalizer:
     """The normalized form's SHA-256, computed piece by piece.
 
-    Drawing a row tries several endings of one program (records.sample): the shared beginning is
+    Drawing a row tries several endings of one program (grammar.sample): the shared beginning is
     tokenized and hashed once, and each ending is fed to a ``copy``. Feeding a source in pieces gives the
     same digest as ``normalized_sha256`` of the whole (tests/test_generator.py checks it).
     """

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from builder.errors import ConfigError
+from builder.grammar.sample import sample
 
 
 def _stride(text: str) -> dict[str, int]:
@@ -65,7 +66,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _decontam(got: list[dict], n: int) -> None:
-    from builder.dataset.records import sample
     from builder.grammar.policy import CATEGORIES
     from builder.real.decontam import decontaminate
     from builder.schema import SPLITS

@@ -170,7 +170,8 @@ static std::vector<unsigned char> read_inputs(const char* path, size_t expected)
     size_t n = std::fread(blob.data(), 1, blob.size(), f);
     std::fclose(f);
     if (n != expected) {
-        std::fprintf(stderr, "%s holds %zu bytes, this kernel reads %zu\n", path, n, expected);
+        std::fprintf(stderr, "%s holds %s%zu bytes, this kernel reads %zu\n", path, n > expected ? "more than " : "",
+                     n > expected ? expected : n, expected);
         std::exit(2);
     }
     blob.resize(expected);

@@ -12,6 +12,7 @@ from collections import defaultdict
 
 import pyarrow as pa
 
+from builder.grammar.sample import sample
 from builder.layout import infer_categories
 from builder.schema import TARGETS
 from builder.validate.base import Result, concat, mismatch_result
@@ -89,7 +90,7 @@ class Determinism:
     @staticmethod
     def _regenerate(seed: int, split: str, index: int, cycle: tuple[str, ...]) -> tuple | str:
         """(program, normalized sha256, units) of row (seed, split, index), or why it could not be drawn."""
-        from builder.dataset.records import emitted_configs, sample  # loads Warp: only when a folder is checked
+        from builder.dataset.records import emitted_configs  # loads Warp: only when a folder is checked
         from builder.warp_backend import codegen
 
         try:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from builder.dataset.records import sample
 from builder.errors import ConfigError
 from builder.evaluate import trials
 from builder.grammar.policy import CATEGORIES
+from builder.grammar.sample import sample
 from builder.rng import stable_int
 from builder.warp_backend.verify import input_seed
 

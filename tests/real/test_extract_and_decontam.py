@@ -1,6 +1,7 @@
 """Stand-alone extraction of shipped kernels, and the real-vs-generated duplicate report."""
 
 from builder.grammar.policy import CATEGORIES
+from builder.grammar.sample import sample
 from builder.real.decontam import decontaminate, normalized_sha256
 from builder.schema import columns, features
 from builder.shipped.extract import extract, launch_block_dim
@@ -81,7 +82,6 @@ def test_launch_block_dim_reads_constants():
 
 
 def _generated(n):
-    from builder.dataset.records import sample
 
     return [(f"gen/{i}", sample(0, "train", i, CATEGORIES).program.source) for i in range(n)]
 

@@ -4,6 +4,7 @@ from the row's Makefile."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 from builder.config import BuildOptions
 from builder.dataset import standalone_rows
-from builder.dataset.records import sample
+from builder.grammar.sample import sample
 from builder.standalone import host, toolchain
 from builder.validate.standalone import differs
 from builder.warp_backend import codegen
@@ -52,7 +53,7 @@ def test_row_carries_matching_evidence(rows, index):
 def test_makefile_builds_and_runs_as_a_user_would(rows, tmp_path):
     (row,) = rows[42]
     _write(row, tmp_path)
-    env = {"PATH": __import__("os").environ["PATH"], "WARP_NATIVE": codegen.native_dir(), "TMPDIR": str(tmp_path)}
+    env = {"PATH": os.environ["PATH"], "WARP_NATIVE": codegen.native_dir(), "TMPDIR": str(tmp_path)}
     res = subprocess.run(["make", "-s", "run"], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     assert differs(res.stdout, row["expected_output"]) == ""

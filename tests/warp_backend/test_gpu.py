@@ -2,13 +2,13 @@
 
 import pytest
 
+from builder.grammar.sample import sample
 from tests.conftest import has_cuda
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not has_cuda(), reason="no CUDA GPU visible to Warp")]
 
 
 def test_gpu_verified_rows_match_the_cpu(tmp_path):
-    from builder.dataset.records import sample
     from builder.grammar.policy import CATEGORIES
     from warp_cuda_ir import WarpCudaIR
 
@@ -28,7 +28,6 @@ def test_tile_programs_match_the_cpu_at_their_block_dim():
     # A module built at one block_dim and launched at another ran the first build's binary (cached under a
     # name without the block_dim, see warp_backend/gpu.py): wrong tile results for 31 of 95 tile programs on
     # an H100. Each batch now holds one block_dim.
-    from builder.dataset.records import sample
     from builder.grammar.policy import CATEGORIES
     from builder.warp_backend import codegen, verify
     from builder.warp_backend import gpu as gpu_verify

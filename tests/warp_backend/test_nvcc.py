@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import warp
 
-from builder.dataset.records import sample
 from builder.grammar.policy import CATEGORIES
+from builder.grammar.sample import sample
 from builder.warp_backend import codegen
 
 NVCC = shutil.which("nvcc") or (

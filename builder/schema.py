@@ -126,7 +126,6 @@ FIELDS: dict[str, tuple[object, str]] = {
         "standalone only: cpu_program, built with g++ and run, printed outputs equal to Warp's CPU run within the"
         " GPU-vs-CPU tolerances (null under verify compile / none).",
     ),
-    "cpu_program_max_abs_err": (_F64, "standalone only: largest difference between cpu_program and Warp's run."),
     "cuda_program_compiled": (
         _B,
         "standalone only: nvcc built cuda_program to an sm_90 executable and PTX holding the forward kernel.",
@@ -161,7 +160,6 @@ STANDALONE_ONLY = (
     "inputs",
     "expected_output",
     "cpu_program_match",
-    "cpu_program_max_abs_err",
     "cuda_program_compiled",
 )
 # a standalone row: the drawn program, its two programs and their evidence (no ir: the programs hold the units)

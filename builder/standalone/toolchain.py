@@ -6,9 +6,7 @@ The build runs the same command lines the Makefile holds (the Makefile itself is
 
 from __future__ import annotations
 
-import functools
 import os
-import re
 import shutil
 import subprocess
 import time
@@ -104,23 +102,6 @@ def nvcc() -> str | None:
     home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
     candidate = os.path.join(home, "bin", "nvcc") if home else ""
     return candidate if candidate and os.access(candidate, os.X_OK) else None
-
-
-@functools.cache
-def versions() -> dict:
-    """The compilers' versions, for the rows' toolchain column."""
-
-    def first(cmd: list[str], pattern: str) -> str | None:
-        try:
-            out = subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
-        except (OSError, subprocess.SubprocessError):
-            return None
-        m = re.search(pattern, out)
-        return m.group(1) if m else None
-
-    gxx = first(["g++", "-dumpfullversion"], r"(\S+)")
-    path = nvcc()
-    return {"g++": gxx, "nvcc": first([path, "--version"], r"release ([\d.]+)") if path else None}
 
 
 def _run(cmd: list[str], cwd: str, timeout: float) -> Outcome:

@@ -43,7 +43,6 @@ def _write(row: dict, folder: Path) -> None:
 def test_row_carries_matching_evidence(rows, index):
     (row,) = rows[index]
     assert row["cpu_program_match"] is True and row["cuda_program_compiled"] is True
-    assert row["cpu_program_max_abs_err"] < 1e-3
     # the program is Warp's unit, one line commented out, plus a host main
     unit = codegen.emit("t", row["python_source"], "t_sa", ("cpu",), block_dim=row["block_dim"])["cpu"].tu
     assert host.standalone_unit(unit) in row["cpu_program"]

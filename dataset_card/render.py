@@ -17,10 +17,11 @@ import pyarrow.parquet as pq
 import yaml
 
 from builder.layout import split_files
-from builder.real.card import section as real_section
 from builder.schema import SPLITS, TARGETS
+from builder.tolerances import TOLERANCES
 from dataset_card.metadata import metadata
 from dataset_card.plots import most_common, plots
+from dataset_card.real import section as real_section
 from dataset_card.sections import (
     builder_doc,
     builder_line,
@@ -99,7 +100,6 @@ def context(
     folder: Path, build_options=None, meta: dict | None = None, repo_id: str | None = None, out: Path | None = None
 ) -> dict[str, str]:
     """``out``: where the plots are written (the folder itself unless the card is rendered aside)."""
-    from builder.warp_backend.execute import TOLERANCES
 
     folder = Path(folder)
     files = split_files(folder)

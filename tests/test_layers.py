@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1] / "builder"
 # a package may import its own layer and those below; the rows layer's packages call each other (a source hands
 # out the validator's checks, the validator asks the sources which checks apply)
 LAYERS = [
-    ("rng", "errors"),
+    ("rng", "errors", "tolerances"),
     ("grammar", "shipped", "schema", "standalone"),
     ("config", "layout"),
     ("warp_backend",),
@@ -55,3 +55,19 @@ def test_no_import_reaches_up(path):
         if (dst := _package(name)) in RANK and dst != "GENERATOR_VERSION" and RANK[dst] > RANK[own]
     ]
     assert not upward, f"{path.relative_to(ROOT)} ({own}, layer {RANK[own]}) imports a higher layer: {upward}"
+
+
+CARD = ROOT.parent / "dataset_card"
+# the card renders from the folder's rows and the shared definitions: it loads neither Warp nor the build
+CARD_MAY_IMPORT = ("builder.analysis", "builder.config", "builder.grammar", "builder.layout", "builder.schema")
+CARD_MAY_IMPORT += ("builder.shipped", "builder.tolerances", "builder.GENERATOR_VERSION")
+
+
+@pytest.mark.parametrize("path", sorted(CARD.glob("*.py")), ids=lambda p: p.name)
+def test_the_card_imports_nothing_above_it(path):
+    above = [
+        f"line {line}: {name}"
+        for line, name in _imports(path)
+        if name.startswith("builder.") and not name.startswith(CARD_MAY_IMPORT)
+    ]
+    assert not above, f"dataset_card/{path.name} imports {above}"

@@ -17,6 +17,7 @@ from builder.grammar import wtypes as T
 from builder.grammar.program import Param, Program
 from builder.grammar.scope import ArrayArg
 from builder.grammar.wtypes import WType
+from builder.tolerances import FLOAT_SCALARS, TOLERANCES
 
 WARP_DTYPES = {
     "float16": wp.float16,
@@ -30,14 +31,6 @@ WARP_DTYPES = {
     "uint32": wp.uint32,
     "uint64": wp.uint64,
 }
-# Tolerances for comparing two devices' results, per output component scalar type.
-TOLERANCES = {
-    "float16": (1e-2, 1e-2),
-    "float32": (1e-3, 1e-3),
-    "float64": (1e-9, 1e-9),
-    **{k: (0, 0) for k in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")},
-}
-FLOAT_SCALARS = ("float16", "float32", "float64")
 
 
 @dataclass

@@ -238,7 +238,7 @@ def _dedent(text: str) -> str:
     return textwrap.dedent(text)
 
 
-def launch_block_dim(module_source: str, kernel_name: str) -> int | None:
+def block_dim_in_source(module_source: str, kernel_name: str) -> int | None:
     """The ``block_dim`` the module launches ``kernel_name`` with, when it says so with a constant.
 
     Tile kernels are specialised for their block size; Warp only learns it at launch. Reads

@@ -189,7 +189,7 @@ def release(module: _ctx.Module) -> None:
         shutil.rmtree(Path(wp.config.kernel_cache_dir) / module.get_module_identifier(), ignore_errors=True)
 
 
-def launch_block_dim(target: str, block_dim: int | None, options: dict) -> int:
+def build_block_dim(target: str, block_dim: int | None, options: dict) -> int:
     """The ``block_dim`` Warp builds a module with for a launch on ``target`` (``WP_TILE_BLOCK_DIM``).
 
     A CUDA launch builds for the block_dim it launches with (``wp.launch_tiled(..., block_dim=B)``, else the
@@ -229,7 +229,7 @@ def resolved_options(module: _ctx.Module, target: str, block_dim: int | None = N
     and each kernel's grid-stride launch; ``_compile`` then adds the ``output_arch`` (None on the CPU). The same
     calls are made here, so a row's code is what a user's load of the module writes, whatever Warp resolves.
     """
-    bd = launch_block_dim(target, block_dim, module.options)
+    bd = build_block_dim(target, block_dim, module.options)
     module.get_module_hash(bd)
     return module.resolved_options[bd] | {"output_arch": CUDA_ARCH if target == "cuda" else None}
 
@@ -254,7 +254,7 @@ def emit(
 
     Without ``kernel`` the module's kernels are built together (a generated program holds one); with it, only
     that kernel (by name; a generic kernel's first overload) is built, as ``emit_kernel`` does. ``block_dim``
-    is the one the kernel is launched with (``launch_block_dim``).
+    is the one the kernel is launched with (``build_block_dim``).
 
     Each target's unit is generated once, as ``Module.load`` (CPU) and ``compile_aot_module`` (CUDA) generate
     it for a user: with the adjoints of every kernel that has one, so ``cuda-forward`` and ``cuda-backward``
@@ -338,7 +338,7 @@ def emit_kernel(
         for config in configs:
             target, ir_suffix, entry_suffix = _unit_spec(config)
             if target not in tus:
-                bd = launch_block_dim(target, block_dim, module.options)
+                bd = build_block_dim(target, block_dim, module.options)
                 options = module.resolve_options(wp.config, block_dim=bd) | {
                     "output_arch": CUDA_ARCH if target == "cuda" else None
                 }

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from builder.errors import ExtractError, WarpRejected
 from builder.schema import TARGETS
-from builder.shipped.extract import extract, launch_block_dim
+from builder.shipped.extract import block_dim_in_source, extract
 from builder.shipped.modules import ShippedModule
 from builder.warp_backend import codegen
 
@@ -244,7 +244,7 @@ def _child(mod: ShippedModule, warp_dir: str, configs: tuple[str, ...], conn) ->
                 )
                 continue
             try:
-                block_dim = launch_block_dim(text, kernel.func.__name__)
+                block_dim = block_dim_in_source(text, kernel.func.__name__)
                 result.kernels.extend(_one_kernel(mod, text, kernel, configs, block_dim))
             except ExtractError:
                 result.not_emitted["source not found"] = result.not_emitted.get("source not found", 0) + 1

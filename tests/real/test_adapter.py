@@ -81,14 +81,14 @@ def test_unknown_or_unresolved_names_are_refused():
 
 
 def test_tile_kernel_is_specialised_for_its_block_dim():
-    from builder.shipped.extract import launch_block_dim
+    from builder.shipped.extract import block_dim_in_source
 
     mod = importlib.import_module("warp.examples.tile.example_tile_fft")  # import only: main code is guarded
     kernel = mod.fft_tiled
     with pytest.raises(WarpRejected, match="block_dim"):
         codegen.emit_kernel("fft", kernel, ("cuda-forward",), block_dim=256)
     text = open(mod.__file__, encoding="utf-8").read()
-    block_dim = launch_block_dim(text, "fft_tiled")
+    block_dim = block_dim_in_source(text, "fft_tiled")
     assert block_dim is not None and block_dim != 256
     unit = codegen.emit_kernel("fft", kernel, ("cuda-forward",), block_dim=block_dim)["cuda-forward"]
     assert f"#define WP_TILE_BLOCK_DIM {block_dim}\n" in unit.tu

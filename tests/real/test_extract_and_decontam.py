@@ -4,7 +4,7 @@ from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
 from builder.real.decontam import decontaminate, normalized_sha256
 from builder.schema import columns, features
-from builder.shipped.extract import extract, launch_block_dim
+from builder.shipped.extract import block_dim_in_source, extract
 
 MODULE = """import math
 
@@ -74,11 +74,11 @@ def test_nested_kernel_reports_names_local_to_its_function():
     assert "\n@wp.kernel\ndef inner(" in ex.source  # dedented
 
 
-def test_launch_block_dim_reads_constants():
-    assert launch_block_dim(MODULE.replace("block_dim=BLOCK", "block_dim=64"), "k") == 64
-    assert launch_block_dim("BLOCK = 32\n" + MODULE, "k") == 32
-    assert launch_block_dim(MODULE, "k") is None  # BLOCK is not defined: unknown
-    assert launch_block_dim(MODULE, "other") is None
+def test_block_dim_in_source_reads_constants():
+    assert block_dim_in_source(MODULE.replace("block_dim=BLOCK", "block_dim=64"), "k") == 64
+    assert block_dim_in_source("BLOCK = 32\n" + MODULE, "k") == 32
+    assert block_dim_in_source(MODULE, "k") is None  # BLOCK is not defined: unknown
+    assert block_dim_in_source(MODULE, "other") is None
 
 
 def _generated(n):

@@ -1,12 +1,15 @@
-"""The only module that touches Warp's private code-generation API.
+"""The adapter to Warp's private code-generation API.
 
-Everything Warp-internal the project relies on (``ModuleBuilder``, module
-options, the user-module registry, ``Module._compile`` through
-``compile_aot_module``) is reached from here, so a Warp upgrade touches this
-file alone. Kernels are built from source strings in-process: the source is
-registered with ``linecache`` (which is what ``inspect.getsource`` reads, so
-``@wp.kernel``/``@wp.func`` work unchanged) and executed into a namespace
-whose ``__name__`` is a private Warp module.
+What the rows are made of goes through here (module options resolved as ``Module.load`` resolves them,
+``Module._run_codegen``, the user-module registry and the caches a released module leaves, launch bounds and
+argument packing as Warp's launcher builds them), so a Warp upgrade that changes codegen touches this file. Two
+other modules reach private Warp for their own narrow jobs: ``splice_run`` (the evaluator's child loads a
+prediction's unit into a module and points Warp's precompiled-header folder at the job directory) and
+``real_import`` (closure variables and type objects of shipped kernels).
+
+Kernels are built from source strings in-process: the source is registered with ``linecache`` (which is what
+``inspect.getsource`` reads, so ``@wp.kernel``/``@wp.func`` work unchanged) and executed into a namespace whose
+``__name__`` is a private Warp module.
 """
 
 from __future__ import annotations

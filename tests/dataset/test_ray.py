@@ -4,8 +4,11 @@ The cluster and every build run in subprocesses: a process that has loaded Ray k
 datasets builder tests fork worker processes later in the same session.
 """
 
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,7 @@ BUILD = ["--num-train", "6", "--num-validation", "2", "--num-test", "2", "--rows
 CONFIGS = ["--configs", "cpu,cuda-forward"]
 CLUSTER = """
 import sys
+import tempfile
 from ray.cluster_utils import Cluster
 c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
 c.add_node(num_cpus=1)
@@ -37,16 +41,22 @@ def faults(tmp_path_factory) -> Path:
 def cluster(faults, tmp_path_factory):
     """Two nodes of one CPU each; their workers inherit the fault directory from the environment."""
     home = tmp_path_factory.mktemp("cluster")
-    env = env_for(home, WARP_CUDA_IR_FAULTS=str(faults))
-    env.pop("TMPDIR")  # Ray's own session files go where Ray keeps them
+    # Ray's session files (sockets, logs) in a short folder of their own, removed afterwards: a socket path must
+    # stay under 108 bytes, which pytest's folders can exceed, and Ray's default /tmp/ray would outlive the tests
+    ray_tmp = tempfile.mkdtemp(prefix="wcir_ray_", dir="/tmp" if os.path.isdir("/tmp") else None)
+    env = env_for(home, WARP_CUDA_IR_FAULTS=str(faults), RAY_TMPDIR=ray_tmp)
+    env.pop("TMPDIR")
     proc = subprocess.Popen(
         [sys.executable, "-c", CLUSTER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=home
     )
-    address = proc.stdout.readline().strip()
-    assert address, "the cluster did not start"
-    yield address
-    proc.stdin.close()
-    proc.wait(timeout=120)
+    try:
+        address = proc.stdout.readline().strip()
+        assert address, "the cluster did not start"
+        yield address
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=120)
+        shutil.rmtree(ray_tmp, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,20 @@ import datasets
 from builder.cli import main
 
 
+def test_warp_work_after_a_build_recreates_nothing(tmp_path):
+    # first in the process: the build initialises Warp with its cache in the build's work folder, then removes it
+    argv = ["build", "--configs", "cpu", "--num-train", "2", "--num-validation", "0", "--num-test", "0"]
+    assert main([*argv, "--verify", "none", "--out", str(tmp_path / "first")]) == 0
+    from builder.grammar.policy import CATEGORIES
+    from builder.grammar.sample import sample
+    from builder.warp_backend import codegen, verify
+
+    program = sample(0, "train", 0, CATEGORIES).program
+    tu = codegen.emit("after", program.source, "after_build", ("cpu",))["cpu"].tu
+    with verify.cpu_loaded([verify.Item("after", program, tu, 1)], "after"):
+        pass
+
+
 def test_build_and_load(tmp_path):
     from warp_cuda_ir import WarpCudaIR
 

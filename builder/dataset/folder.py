@@ -78,6 +78,7 @@ def build_folder(
             os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
         if not done and not resume:
             dest.discard()
+        codegen.leave_cache(work)  # before the folder goes: later Warp work in this process must not recreate it
         shutil.rmtree(work, ignore_errors=True)
 
 

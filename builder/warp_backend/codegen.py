@@ -98,6 +98,25 @@ def init() -> str:
     return _initialised_cache
 
 
+def leave_cache(folder: str | Path) -> None:
+    """Point this process's Warp at a private kernel cache (removed at exit) if its cache is inside ``folder``.
+
+    A build initialises Warp with its cache in the build's work folder when it is the first Warp user of the
+    process; once the build has removed that folder, later Warp work in the process (a ``validate`` after a
+    ``build_folder`` call, a test after another) would otherwise create it again in TMPDIR.
+    """
+    global _initialised_cache
+    if _initialised_cache is None or not Path(_initialised_cache).is_relative_to(Path(folder)):
+        return
+    from warp._src import build
+
+    cache = tempfile.mkdtemp(prefix="warp_cuda_ir_cache_")
+    atexit.register(shutil.rmtree, cache, ignore_errors=True)
+    wp.config.kernel_cache_dir = cache
+    build.init_kernel_cache(cache)
+    _initialised_cache = str(wp.config.kernel_cache_dir)
+
+
 def toolchain() -> dict[str, str | None]:
     """Versions of what produced and compiled the code: warp-lang (and the git commit its build records, when
     it records one), Warp's bundled NVRTC and the CUDA architecture it compiles for, Warp's CPU compiler."""

@@ -82,7 +82,7 @@ class Gen:
             if t.kind == "scalar" and t != T.U8:
                 options.append((p.w_lit, lambda: self.literal(t)))
         if t == T.I32 and k.tid[0] not in avoids:
-            options.append((p.w_tid if vary or self.rng.random() < 0.5 else 0.0, self.tid))
+            options.append((p.w_tid if vary or self.rng.random() < self.p.odds.tid_leaf else 0.0, self.tid))
         if not options:
             return self.read(t, avoid)
         return pick(self.rng, options)
@@ -146,7 +146,7 @@ class Gen:
             return self.k.param(t, (-1.0, 1.0), rng.choice(N.PARAMS["v"]))
         if t.is_int:
             return self.k.param(t, (1, 16), rng.choice(N.PARAMS["i"]))
-        if rng.random() < 0.4:
+        if rng.random() < self.p.odds.param_positive:
             return self.k.param(t, (0.5, 2.0), rng.choice(N.PARAMS["pos"]))
         return self.k.param(t, rng.choice(((0.1, 1.0), (-1.0, 1.0), (0.5, 2.0))), rng.choice(N.PARAMS["f"]))
 
@@ -158,7 +158,7 @@ class Gen:
         if rng.random() < self.p.w_const and self.k.loop_depth == 0:
             v = rng.choice(NICE)
             return self.k.const(t, v, rng.choice(("scale", "damping", "eps", "stiffness", "rate", "gain", "k_s")))
-        v = rng.choice(NICE) if rng.random() < 0.7 else round(rng.uniform(0.1, 5.0), 2)
+        v = rng.choice(NICE) if rng.random() < self.p.odds.nice_literal else round(rng.uniform(0.1, 5.0), 2)
         v = float(fmt_float(v))
         if nonunit and v == 1.0:
             v = 2.0

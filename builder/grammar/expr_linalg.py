@@ -15,7 +15,7 @@ from builder.rng import pick
 def _split(g: Producer, vary: bool) -> tuple[bool, bool]:
     if not vary:
         return False, False
-    return (True, False) if g.rng.random() < 0.6 else (False, True)
+    return (True, False) if g.rng.random() < g.p.odds.vary_left else (False, True)
 
 
 def _has(g: Producer, t: WType) -> bool:
@@ -45,7 +45,7 @@ def vec_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
         va, vs = _split(g, vary)
         a = g.expr(t, d, va)
         s = g.expr(T.F32, d, vs)
-        if rng.random() < 0.2:
+        if rng.random() < g.p.odds.vector_divided:
             s = g.nonzero(s)
             lo = min(abs(s.iv[0]), abs(s.iv[1]))
             return E(f"{a.at(MUL)} / {s.at(MUL + 1)}", t, T.sym(mag(a.iv) / lo), a.varies or s.varies, MUL)
@@ -53,13 +53,14 @@ def vec_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
         if mag(iv) > T.FLOAT_CAP:
             s = g.bounded(s, 2.0)
             iv = T.sym(mag(a.iv) * 2.0)
-        code = f"{a.at(MUL)} * {s.at(MUL)}" if rng.random() < 0.6 else f"{s.at(MUL)} * {a.at(MUL)}"
+        code = f"{a.at(MUL)} * {s.at(MUL)}" if rng.random() < g.p.odds.vector_first else f"{s.at(MUL)} * {a.at(MUL)}"
         return E(code, t, iv, a.varies or s.varies, MUL)
 
     def construct() -> E:
         k = rng.randrange(n) if vary else -1
         parts = [
-            g.expr(T.F32, min(d, 1), i == k) if rng.random() < 0.7 or i == k else g.literal(T.F32) for i in range(n)
+            g.expr(T.F32, min(d, 1), i == k) if rng.random() < g.p.odds.vector_part_expr or i == k else g.literal(T.F32)
+            for i in range(n)
         ]
         b = max(mag(p.iv) for p in parts)
         return E(f"{_ctor(g, t)}({', '.join(p.code for p in parts)})", t, T.sym(b), any(p.varies for p in parts))
@@ -107,7 +108,7 @@ def vec_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
             m = g.expr(T.MAT[n], d, va)
             a = g.expr(t, d, vb)
             iv = T.sym(n * mag(m.iv) * mag(a.iv))
-            if rng.random() < 0.2:  # the spelling older Warp code uses for a matrix-vector product
+            if rng.random() < g.p.odds.matvec_wp_mul:  # the spelling older Warp code uses for a matrix-vector product
                 return E(f"wp.mul({m.code}, {a.code})", t, iv, m.varies or a.varies)
             return E(f"{m.at(MUL)} @ {a.at(MUL + 1)}", t, iv, m.varies or a.varies, MUL)
         x = g.expr(T.TRANSFORM, d, va)
@@ -165,7 +166,10 @@ def mat_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
         return E(code, t, T.sym(b), any(c.varies for c in cols))
     if k == "ctor":  # row by row, as kernels write small matrices out
         c = rng.randrange(n * n) if vary else -1
-        parts = [g.expr(T.F32, 0, j == c) if rng.random() < 0.6 or j == c else g.literal(T.F32) for j in range(n * n)]
+        parts = [
+            g.expr(T.F32, 0, j == c) if rng.random() < g.p.odds.matrix_part_expr or j == c else g.literal(T.F32)
+            for j in range(n * n)
+        ]
         b = max(mag(p.iv) for p in parts)
         return E(f"{_ctor(g, t)}({', '.join(p.code for p in parts)})", t, T.sym(b), any(p.varies for p in parts))
     if k == "diag":
@@ -267,7 +271,7 @@ def to_float(g: Producer, depth: int, vary: bool) -> E:
     rng, d = g.rng, depth - 1
     vecs = [x for x in g.p.types() if x.kind == "vec"]
     mats = [x for x in g.p.types() if x.kind == "mat"]
-    if mats and (not vecs or rng.random() < 0.3):
+    if mats and (not vecs or rng.random() < g.p.odds.float_from_matrix):
         m = g.expr(rng.choice(mats), d, vary)
         k = rng.choice(("ddot", "trace", "determinant", "entry"))
         b = mag(m.iv)

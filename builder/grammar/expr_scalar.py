@@ -59,7 +59,7 @@ UNARY_WEIGHTS = {
 def _split(g: Producer, vary: bool) -> tuple[bool, bool]:
     if not vary:
         return False, False
-    return (True, False) if g.rng.random() < 0.6 else (False, True)
+    return (True, False) if g.rng.random() < g.p.odds.vary_left else (False, True)
 
 
 def _same_inputs(g: Producer, a: E, b: E) -> bool:
@@ -71,8 +71,8 @@ def binop(g: Producer, t: WType, depth: int, vary: bool) -> E:
     va, vb = _split(g, vary)
     a = g.expr(t, depth - 1, va)
     op = pick(g.rng, [(3.0, lambda: "+"), (2.0, lambda: "-"), (3.0, lambda: "*"), (1.0, lambda: "/")])
-    if op in "+-" and not vb and g.rng.random() < 0.5:
-        b = g.literal(t) if g.rng.random() < 0.5 else g.expr(t, 0, avoid=a.code)
+    if op in "+-" and not vb and g.rng.random() < g.p.odds.sum_leaf:
+        b = g.literal(t) if g.rng.random() < g.p.odds.sum_literal else g.expr(t, 0, avoid=a.code)
     else:
         b = g.expr(t, depth - 1, vb, avoid=a.code)
     same = _same_inputs(g, a, b)
@@ -116,7 +116,9 @@ def minmax(g: Producer, t: WType, depth: int, vary: bool) -> E:
         c0, c1 = (math.ceil(c0), math.floor(c1)) if t.is_int else (float(fmt_float(c0)), float(fmt_float(c1)))
         if c0 < c1:
             return E(f"wp.clamp({a.code}, {lit(t, c0)}, {lit(t, c1)})", t, (c0, c1), a.varies)
-    if g.rng.random() < 0.5 and hi - lo > 1e-3:  # a threshold inside the range, so both sides occur
+    if (
+        g.rng.random() < g.p.odds.threshold_inside and hi - lo > 1e-3
+    ):  # a threshold inside the range, so both sides occur
         pivot = lo + (hi - lo) * g.rng.choice((0.25, 0.5, 0.75))
         b = E(lit(t, round(pivot) if t.is_int else float(fmt_float(pivot))), t, (pivot, pivot))
     else:  # another per-thread value: whichever wins, the result still varies
@@ -146,7 +148,7 @@ def blend(g: Producer, t: WType, depth: int, vary: bool) -> E:
         unit = [p for p in g.k.params(t) if 0 <= p.iv[0] and p.iv[1] <= 1]
         s = (
             g.rng.choice(unit)
-            if unit and g.rng.random() < 0.5
+            if unit and g.rng.random() < g.p.odds.lerp_by_param
             else E(lit(t, g.rng.choice((0.25, 0.5, 0.1))), t, (0, 1))
         )
         return E(f"wp.lerp({b.code}, {a.code}, {s.code})", t, T.iv_union(a.iv, b.iv), a.varies)
@@ -226,7 +228,11 @@ def int_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
         op = rng.choice("+-*" if t != T.U32 else "+*")
         va, vb = (vary, False) if op == "*" else _split(g, vary)
         a = g.expr(t, depth - 1, va)
-        b = g.literal(t) if op == "*" or not vb and rng.random() < 0.5 else g.expr(t, depth - 1, vb, avoid=a.code)
+        b = (
+            g.literal(t)
+            if op == "*" or not vb and rng.random() < g.p.odds.int_literal_operand
+            else g.expr(t, depth - 1, vb, avoid=a.code)
+        )
         if op == "-" and _same_inputs(g, a, b):
             op = "+"
         prec = MUL if op == "*" else ADD
@@ -241,7 +247,7 @@ def int_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
             return a
         # an odd prime: a multiple of a power of two (the int literals) is never a multiple of it
         d = rng.choice([p for p in (3, 5, 7) if p <= a.iv[1] // 2] or [3])
-        if rng.random() < 0.5:
+        if rng.random() < g.p.odds.int_modulo:
             return E(f"{a.at(MUL)} % {lit(t, d)}", t, (0, d - 1), a.varies, MUL)
         return E(f"{a.at(MUL)} // {lit(t, d)}", t, (0, math.ceil(a.iv[1] / d)), a.varies, MUL)
 
@@ -265,7 +271,7 @@ def int_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
         a = g.expr(T.F32, depth - 1, vary)
         s = rng.choice((4.0, 8.0, 10.0, 16.0))
         rnd = rng.choice(("floor", "floor", "ceil", "round"))
-        ctor = "int" if rng.random() < 0.6 else "wp.int32"
+        ctor = "int" if rng.random() < g.p.odds.int_ctor_plain else "wp.int32"
         code = f"{ctor}(wp.{rnd}({a.at(MUL)} * {fmt_float(s)}))" if t == T.I32 else f"{t.ctor}({a.at(MUL)} * {s})"
         lo, hi = math.floor(a.iv[0] * s), math.ceil(a.iv[1] * s)
         if t == T.U32 and a.iv[0] < 0:
@@ -285,10 +291,10 @@ def int_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
 
 def cond_expr(g: Producer, depth: int) -> E:
     rng = g.rng
-    t = T.I32 if rng.random() < 0.25 and not g.k.helper else T.F32
+    t = T.I32 if rng.random() < g.p.odds.cond_int and not g.k.helper else T.F32
     a = g.expr(t, max(depth - 1, 0), True)
     lo, hi = max(a.iv[0], -100.0), min(a.iv[1], 100.0)
-    pivot = t.is_int or rng.random() < 0.6 or lo >= hi
+    pivot = t.is_int or rng.random() < g.p.odds.cond_pivot or lo >= hi
     if pivot:  # a threshold inside the operand's range, so the test goes both ways
         mid = lo + (hi - lo) * rng.choice((0.25, 0.5, 0.75))
         b = E(lit(t, round(mid) if t.is_int else float(fmt_float(mid))), t, (mid, mid))
@@ -297,9 +303,11 @@ def cond_expr(g: Producer, depth: int) -> E:
     # no == / != on data: one value out of a hundred may be met by no thread, and the test is then constant
     op = rng.choice(("<", ">", "<=", ">="))
     c = E(f"{a.at(CMP + 1)} {op} {b.at(CMP + 1)}", T.BOOL, (0, 1), True, CMP)
-    if depth > 0 and t.is_float and rng.random() < 0.06:  # the finiteness test numerical code guards with
+    if (
+        depth > 0 and t.is_float and rng.random() < g.p.odds.cond_isfinite
+    ):  # the finiteness test numerical code guards with
         return E(f"wp.isfinite({a.code}) and {c.at(AND + 1)}", T.BOOL, (0, 1), True, AND)
-    if depth > 0 and rng.random() < 0.15:
+    if depth > 0 and rng.random() < g.p.odds.cond_compound:
         other = cond_expr(g, 0)
         op = rng.choice(("and", "or"))
         prec = AND if op == "and" else OR

@@ -23,8 +23,8 @@ def _header(g: Producer, trips: int) -> tuple[str, str]:
     if r < g.p.static_loops:
         c = k.fresh(rng.choice(("NUM_TERMS", "ORDER", "TAPS", "NUM_ITERS")))
         k.consts[c] = f"{c} = wp.constant({trips})"
-        return j, f"range(wp.static({c}))" if rng.random() < 0.6 else f"range({c})"
-    if r < g.p.static_loops + 0.3:
+        return j, f"range(wp.static({c}))" if rng.random() < g.p.odds.loop_static_range else f"range({c})"
+    if r < g.p.static_loops + g.p.odds.loop_trips_param:
         n = k.size_param(trips, rng.choice(("num_terms", "order", "taps", "iters")))
         return j, f"range({n.code})"
     return j, f"range({trips})"
@@ -45,7 +45,9 @@ def loop_sum(g: Producer, t: WType, depth: int, vary: bool) -> E:
     if kind == "horner":
         x = g.bounded(x, 1.5)
     acc = k.fresh(rng.choice(ACC_STEMS))
-    k.emit(f"{acc} = {'float(0.0)' if rng.random() < 0.8 else 'wp.float32(0.0)'}")  # dynamic: the loop mutates it
+    k.emit(
+        f"{acc} = {'float(0.0)' if rng.random() < g.p.odds.zero_plain else 'wp.float32(0.0)'}"
+    )  # dynamic: the loop mutates it
     j, header = _header(g, trips)
     k.emit(f"for {j} in {header}:")
     k.indent += 1
@@ -87,7 +89,7 @@ def branch(g: Producer, t: WType, depth: int, vary: bool) -> E:
     k.frames.push()
     k.frames.add(Local(name, t, a.iv, a.varies))  # readable in the body, as the value before the branch
     b = g.expr(t, max(depth - 1, 0), False, avoid=name)
-    if rng.random() < 0.5 and (t.is_float or t.kind == "vec"):
+    if rng.random() < g.p.odds.branch_compound_assign and (t.is_float or t.kind == "vec"):
         op = rng.choice(("+=", "-=", "*="))
         if op == "*=":
             b = g.bounded(b, 2.0) if t.kind == "scalar" else b

@@ -41,7 +41,7 @@ def geometry(g: Gen) -> None:
     value = terms[0]
     for t in terms[1:]:
         value = E(f"{value.at(ADD)} + {t.at(ADD)}", T.F32, T.iv_add(value.iv, t.iv), True, ADD)
-    write(g, T.F32, combine(g, value, 0.8))
+    write(g, T.F32, combine(g, value, g.p.odds.geometry_combine))
 
 
 def _mesh(g: Gen, p: E, _points: str) -> E:
@@ -77,7 +77,7 @@ def _mesh(g: Gen, p: E, _points: str) -> E:
 def _ray(g: Gen, mesh: str, p: E) -> E:
     """The distance along a ray from the point to the surface (straight down, or toward the origin)."""
     k, rng = g.k, g.rng
-    down = rng.random() < 0.5
+    down = rng.random() < g.p.odds.ray_down
     if down:
         direction = "wp.vec3(0.0, 0.0, -1.0)"
     else:
@@ -88,7 +88,7 @@ def _ray(g: Gen, mesh: str, p: E) -> E:
     t = k.fresh(rng.choice(("t_hit", "depth", "t")))
     k.emit(f"{t} = float(0.0)")
     k.emit(f"if {q}.result:")
-    if rng.random() < 0.5:
+    if rng.random() < g.p.odds.ray_plain_t:
         k.emit(f"    {t} = {q}.t")
     else:  # weighted by how squarely the ray meets the face
         k.emit(f"    {t} = {q}.t * wp.abs(wp.dot({q}.normal, {direction}))")
@@ -120,7 +120,7 @@ def _grid(g: Gen, p: E, points: str) -> E:
     k.emit(f"{j} = int(0)")
     k.emit(f"{acc} = float(0.0)")
     # or the mean over the neighbours found
-    n = k.fresh(rng.choice(("n", "num_nbrs", "n_found"))) if rng.random() < 0.5 else ""
+    n = k.fresh(rng.choice(("n", "num_nbrs", "n_found"))) if rng.random() < g.p.odds.hash_grid_mean else ""
     if n:
         k.emit(f"{n} = int(0)")
     k.emit(f"while wp.hash_grid_query_next({q}, {j}):")
@@ -144,13 +144,15 @@ def _volume(g: Gen, p: E, _points: str) -> E:
     uvw = _local(
         g, rng.choice(("uvw", "idx_p", "coord")), VEC3, f"wp.volume_world_to_index({vol}, {p.code})", (0.0, 8.0)
     )
-    if rng.random() < 0.25:  # the value stored at the voxel the point falls in, without interpolation
+    if (
+        rng.random() < g.p.odds.volume_voxel_value
+    ):  # the value stored at the voxel the point falls in, without interpolation
         ijk = ", ".join(f"int({uvw.at(ATOM)}[{c}])" for c in range(3))
         code = rng.choice((f"wp.volume_lookup_f({vol}, {ijk})", f"wp.volume_lookup({vol}, {ijk}, dtype=float)"))
         return E(code, T.F32, (-1.0, 1.0), True)
     mode = rng.choice(("LINEAR", "LINEAR", "CLOSEST"))
     sample = E(f"wp.volume_sample_f({vol}, {uvw.code}, wp.Volume.{mode})", T.F32, (-1.0, 1.0), True)
-    if rng.random() < 0.4:  # one voxel step in world units, along the point's direction
+    if rng.random() < g.p.odds.volume_voxel_step:  # one voxel step in world units, along the point's direction
         step = _local(
             g,
             rng.choice(("step", "dx_w")),
@@ -159,7 +161,7 @@ def _volume(g: Gen, p: E, _points: str) -> E:
             T.sym(T.VOLUME_VOXEL),
         )
         return E(f"{sample.code} * wp.length({step.code})", T.F32, T.sym(T.VOLUME_VOXEL * 1.8), True, MUL)
-    if rng.random() < 0.3:  # the voxel centre's world position
+    if rng.random() < g.p.odds.volume_voxel_centre:  # the voxel centre's world position
         floors = ", ".join(f"wp.floor({uvw.at(ATOM)}[{c}])" for c in range(3))
         c = _local(
             g,
@@ -181,10 +183,10 @@ def spatial_hash(g: Gen) -> None:
     p = k.load(pts)
     # cells no wider than a unit: points within [-2, 2] fall in several, whether coordinates truncate or floor
     inv = k.param(T.F32, (1.0, 3.0), rng.choice(("inv_cell_size", "inv_dx", "cell_scale")))
-    if rng.random() < 0.5:  # relative to a grid origin
+    if rng.random() < g.p.odds.cell_origin:  # relative to a grid origin
         origin = k.param(vt, (-1.0, 1.0), rng.choice(("origin", "lower", "grid_min")))
         p = _local(g, rng.choice(("local_p", "rel", "q")), vt, f"{p.code} - {origin.code}", T.sym(3.0))
-    if rng.random() < 0.5:
+    if rng.random() < g.p.odds.cell_floor:
         comps = ", ".join(f"int(wp.floor({p.at(ATOM)}[{c}] * {inv.code}))" for c in range(n))
     else:
         comps = ", ".join(f"int({p.at(ATOM)}[{c}] * {inv.code})" for c in range(n))
@@ -192,9 +194,13 @@ def spatial_hash(g: Gen) -> None:
     primes = rng.choice(((73856093, 19349663, 83492791), (92837111, 689287499, 283923481)))[:n]
     op = rng.choice(("^", "+"))
     nb = rng.choice((16, 32, 64))
-    buckets = k.const(T.I32, nb, rng.choice(("num_buckets", "table_size"))) if rng.random() < 0.5 else None
+    buckets = (
+        k.const(T.I32, nb, rng.choice(("num_buckets", "table_size")))
+        if rng.random() < g.p.odds.hash_buckets_const
+        else None
+    )
     size = buckets.code if buckets else str(nb)
-    if rng.random() < 0.5:  # in 64 bits, where the large primes' products wrap instead of overflowing
+    if rng.random() < g.p.odds.hash_64bit:  # in 64 bits, where the large primes' products wrap instead of overflowing
         h = f" {op} ".join(f"wp.uint64({cell.at(ATOM)}[{c}]) * wp.uint64({primes[c]})" for c in range(n))
         hv = _local(g, rng.choice(("h", "h64", "hv")), T.U64, h, (0, 2**64 - 1))
         key = f"int({hv.code} % wp.uint64({size}))"
@@ -216,12 +222,12 @@ def spatial_hash(g: Gen) -> None:
         # longer than the keys reach, so the flags never all end up set (a constant output)
         flags = k.array(T.I32, "acc", stem=rng.choice(("occupied", "claimed", "visited")), ndim=1, length=2 * nb)
         used = k.array(T.I32, "acc", stem=rng.choice(("num_used", "num_occupied", "unique")), ndim=1, length=1)
-        if rng.random() < 0.5:
+        if rng.random() < g.p.odds.claim_cas:
             k.emit(f"if wp.atomic_cas({flags.name}, {key.code}, 0, 1) == 0:")
         else:
             k.emit(f"if wp.atomic_exch({flags.name}, {key.code}, 1) == 0:")
         k.emit(f"    wp.atomic_add({used.name}, 0, 1)")
-    if uses in (["cells"], ["occupied"]) or rng.random() < 0.6:
+    if uses in (["cells"], ["occupied"]) or rng.random() < g.p.odds.hash_weighted_sum:
         w = g.expr(T.F32, depth(g) - 1, True)
         acc = k.array(
             T.F32, "acc", stem=rng.choice(("bucket_sum", "mass_per_cell", "sums")), ndim=1, length=nb, op="add"

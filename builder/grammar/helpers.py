@@ -40,7 +40,7 @@ def _widen(iv: Interval) -> Interval:
 
 def call(g: Producer, t: WType, depth: int, vary: bool) -> E:
     fits = [f for f in g.funcs if f.ret == t]
-    if fits and g.rng.random() < 0.5:
+    if fits and g.rng.random() < g.p.odds.call_existing:
         f = g.rng.choice(fits)
         args = _args(g, [pt for _, pt, _ in f.params], depth, vary)
         if all(piv[0] <= a.iv[0] and a.iv[1] <= piv[1] for a, (_, _, piv) in zip(args, f.params)):
@@ -92,8 +92,10 @@ def call_new(g: Producer, t: WType, depth: int, args: list[E]) -> E:
     missing = [(n, pt, iv) for n, pt, iv in params if not re.search(rf"\b{n}\b", text)]
     for n, pt, iv in missing:
         body = _fold(body, E(n, pt, iv, True))
-    sig = ", ".join(f"{n}: {'Any' if generic and j == 0 else spell(pt, rng)}" for j, (n, pt, _) in enumerate(params))
-    ret = "" if generic else f" -> {spell(t, rng)}"
+    sig = ", ".join(
+        f"{n}: {'Any' if generic and j == 0 else spell(pt, rng, g.p.odds)}" for j, (n, pt, _) in enumerate(params)
+    )
+    ret = "" if generic else f" -> {spell(t, rng, g.p.odds)}"
     k.uses_any |= "Any" in sig
     lines = "\n".join(hk.body + [f"    return {body.code}"])
     k.chunks.append(f"@wp.func\ndef {name}({sig}){ret}:\n{lines}\n")

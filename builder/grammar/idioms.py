@@ -37,7 +37,7 @@ def guard(g: Gen) -> None:
         return
     t = rng.choice((T.U8, T.I32, T.I8, T.I16))
     a = k.array(t, "index", (0, 1), rng.choice(("active", "mask", "flags", "enabled")), fill="mask")
-    test = f"{a.name}[{k.own}] == {lit(t, 0)}" if rng.random() < 0.7 else f"not {a.name}[{k.own}]"
+    test = f"{a.name}[{k.own}] == {lit(t, 0)}" if rng.random() < g.p.odds.mask_compared else f"not {a.name}[{k.own}]"
     k.guard += [f"    if {test if t not in (T.I8, T.I16) else f'{a.name}[{k.own}] == {lit(t, 0)}'}:", "        return"]
 
 
@@ -46,11 +46,11 @@ def count_to_float(g: Gen, n: str) -> str:
     return f"{g.rng.choice(('float', 'float', 'wp.float32', 'wp.float'))}({n})"
 
 
-def combine(g: Gen, e: E, chance: float = 0.6) -> E:
+def combine(g: Gen, e: E, chance: float) -> E:
     """``e`` (an idiom's result) scaled by or offset with another value the kernel computes."""
     if g.rng.random() >= chance or not (e.t.is_float or e.t.kind == "vec"):
         return e
-    if g.rng.random() < 0.5:
+    if g.rng.random() < g.p.odds.combine_scaled:
         s = g.bounded(g.expr(T.F32, depth(g), False), 4.0)
         return E(f"{e.at(MUL)} * {s.at(MUL)}", e.t, T.sym(mag(e.iv) * mag(s.iv)), e.varies, MUL)
     other = g.expr(e.t, depth(g), False, avoid=e.code)
@@ -77,7 +77,7 @@ def write(g: Gen, t: WType, e: E, index: str = "", stem: str = "") -> None:
         # an update in place, as integrators write it: the stored value differs from the one read
         a = rng.choice(mine)
         k.mark_inout(a.name)
-        if rng.random() < 0.5:
+        if rng.random() < g.p.odds.in_place_spelled_out:
             k.emit(f"{a.name}[{idx}] = {k.loaded[a.name].name} + {e.at(ADD)}")
         else:
             k.emit(f"{a.name}[{idx}] += {e.code}")
@@ -116,18 +116,22 @@ def particles(g: Gen) -> None:
         acc = E(f"{f.at(MUL)} / {m.code}", VEC3, T.sym(mag(f.iv) * 2.0), True, MUL)
     else:
         acc = f
-    if rng.random() < 0.6:
+    if rng.random() < g.p.odds.particles_gravity:
         gvec = k.param(VEC3, (-1.0, 1.0), rng.choice(("gravity", "g", "external_accel")))
         acc = E(f"{acc.at(ADD)} + {gvec.code}", VEC3, T.sym(mag(acc.iv) + 1.0), True, ADD)
-    a_name = k.bind(rng.choice(("a", "accel")), acc) if rng.random() < 0.5 else acc
+    a_name = k.bind(rng.choice(("a", "accel")), acc) if rng.random() < g.p.odds.particles_named_accel else acc
     v_new = k.fresh(rng.choice(("v_new", "v1", "vel_new")))
     k.emit(f"{v_new} = {v.code} + {a_name.at(MUL)} * {dt.code}")
-    if rng.random() < 0.4:
+    if rng.random() < g.p.odds.particles_damping:
         damp = k.param(T.F32, (0.9, 1.0), rng.choice(("damping", "drag", "decay")))
-        k.emit(f"{v_new} = {v_new} * {damp.code}" if rng.random() < 0.5 else f"{v_new} *= {damp.code}")
+        k.emit(
+            f"{v_new} = {v_new} * {damp.code}"
+            if rng.random() < g.p.odds.damping_spelled_out
+            else f"{v_new} *= {damp.code}"
+        )
     x_new = k.fresh(rng.choice(("x_new", "x1", "pos_new")))
     k.emit(f"{x_new} = {x.code} + {v_new} * {dt.code}")
-    if rng.random() < 0.4:
+    if rng.random() < g.p.odds.particles_ground:
         ground = rng.choice(("0.0", "-1.0"))
         axis = rng.randrange(3)
         comps = [f"{x_new}[{c}]" if c != axis else ground for c in range(3)]
@@ -140,7 +144,7 @@ def particles(g: Gen) -> None:
         k.emit(f"    {v_new} = wp.vec3({', '.join(vcomps)})")
     k.frames.add(Local(x_new, VEC3, (-10.0, 10.0), True))
     k.frames.add(Local(v_new, VEC3, (-10.0, 10.0), True))
-    in_place = rng.random() < 0.5  # both updated in place, or both written to new arrays
+    in_place = rng.random() < g.p.odds.particles_in_place  # both updated in place, or both written to new arrays
     stems = (("x_out", "new_positions", "x_next"), ("v_out", "new_velocities", "v_next"))
     for (name, arr), pool in zip(((x_new, pos), (v_new, vel)), stems):
         if in_place:
@@ -168,7 +172,7 @@ def stencil(g: Gen) -> None:
     u = k.array(T.F32, "in", rng.choice(((-1.0, 1.0), (0.0, 2.0))), rng.choice(("u", "phi", "temperature", "h")))
     nbrs, centre = _neighbours(k, u)
     edge = " or ".join(f"{t} == 0 or {t} >= {s.code} - 1" for t, s in zip(k.tid, sizes))
-    early = rng.random() < 0.5
+    early = rng.random() < g.p.odds.stencil_early_exit
     if early:
         k.guard += [f"    if {edge}:", "        return"]
     else:
@@ -198,7 +202,7 @@ def stencil(g: Gen) -> None:
     if mag(coef.iv) > 2.0:
         coef = g.bounded(coef, 1.0)
     value = E(f"{c} + {coef.at(MUL)} * {name}", T.F32, T.iv_add(u.iv, T.iv_mul(coef.iv, iv)), True, ADD)
-    if rng.random() < 0.4:
+    if rng.random() < g.p.odds.stencil_source:
         src = g.expr(T.F32, depth(g) - 1, False, avoid=name)
         value = E(f"{value.code} + {src.at(ADD)}", T.F32, T.iv_add(value.iv, src.iv), True, ADD)
     out = k.array(T.F32, "out", stem=rng.choice(("u_new", "out", "phi_out", "result")))
@@ -206,6 +210,6 @@ def stencil(g: Gen) -> None:
     if not early:
         k.frames.pop()
         k.indent -= 1
-        if rng.random() < 0.6:
+        if rng.random() < g.p.odds.stencil_else_copy:
             k.emit("else:")
             k.emit(f"    {out.name}[{k.own}] = {centre}")

@@ -31,13 +31,15 @@ def reduction(g: Gen) -> None:
             continue
         value = g.expr(t, depth(g), True)
         if kind == "total":
-            op = "sub" if rng.random() < 0.15 else "add"
-            if t == VEC3 and rng.random() < 0.3:  # many float32 terms summed into a double-precision total
+            op = "sub" if rng.random() < g.p.odds.total_subtracted else "add"
+            if (
+                t == VEC3 and rng.random() < g.p.odds.total_in_double
+            ):  # many float32 terms summed into a double-precision total
                 if "(" in value.code or value.prec != ATOM:
                     value = k.bind(rng.choice(("v", "term", "contrib")), value)
                 value, t = E(f"wp.vec3d({value.code})", T.VEC3D, value.iv, True), T.VEC3D
             acc = k.array(t, "acc", stem=rng.choice(("total", "sum_out", "loss", "energy")), ndim=1, length=1, op=op)
-            if rng.random() < 0.2 and t == T.F32 and op == "add":
+            if rng.random() < g.p.odds.total_plus_equals and t == T.F32 and op == "add":
                 k.emit(f"{acc.name}[0] += {value.code}")
             else:
                 k.emit(f"wp.atomic_{op}({acc.name}, 0, {value.code})")
@@ -50,7 +52,7 @@ def reduction(g: Gen) -> None:
             k.emit(f"{tv} = wp.tile({value.code})")
             k.emit(f"{s} = wp.tile_sum({tv})")
             k.emit(f"wp.tile_atomic_add({acc.name}, {s})")
-            if rng.random() < 0.3:
+            if rng.random() < g.p.odds.block_mapped_out:
                 out = k.array(t, "out", stem=rng.choice(("y", "mapped", "out")))
                 fn = rng.choice(("wp.sin", "wp.tanh", "wp.abs"))
                 k.emit(f"{out.name}[{k.own}] = wp.untile(wp.tile_map({fn}, {tv}))")
@@ -59,7 +61,7 @@ def reduction(g: Gen) -> None:
             acc = k.array(
                 t,
                 "acc",
-                stem=f"{op}_value" if rng.random() < 0.5 else f"v{op}",
+                stem=f"{op}_value" if rng.random() < g.p.odds.extrema_long_name else f"v{op}",
                 ndim=1,
                 length=1,
                 op=op,
@@ -88,7 +90,7 @@ def _histogram(g: Gen) -> None:
     b = k.fresh(rng.choice(("b", "bin", "bucket")))
     shifted = f"{x.at(ADD)} - {lit(T.F32, lo)}" if lo > 0 else f"{x.at(ADD)} + {lit(T.F32, -lo)}" if lo < 0 else x.code
     k.emit(f"{b} = wp.clamp(int(({shifted}) * {fmt_float(scale)}), 0, {nb - 1})")
-    if rng.random() < 0.5:
+    if rng.random() < g.p.odds.histogram_counts:
         hist = k.array(T.I32, "acc", stem=rng.choice(("hist", "counts", "bins")), ndim=1, length=nb, op="add")
         k.emit(f"wp.atomic_add({hist.name}, {b}, 1)")
     else:
@@ -105,7 +107,7 @@ def sparse(g: Gen) -> None:
     """y[i] = sum over row i of a CSR matrix: for k in range(row_ptr[i], row_ptr[i + 1])."""
     k, rng = g.k, g.rng
     t = rng.choice(g.p.out_types())
-    if rng.random() < 0.3:
+    if rng.random() < g.p.odds.sparse_scatter:
         _scatter_nonzeros(g, t)
         return
     n = k.shape[0]
@@ -125,7 +127,7 @@ def sparse(g: Gen) -> None:
     vals = k.array(T.F32, "in", (-1.0, 1.0), rng.choice(("vals", "values", "weights", "a")), ndim=1, shape=(nnz,))
     x = k.array(t, "in", (-1.0, 1.0), rng.choice(("x", "src", "field", "u")))
     i = k.tid[0]
-    start, end = k.fresh("start" if rng.random() < 0.5 else "beg"), k.fresh("end")
+    start, end = k.fresh("start" if rng.random() < g.p.odds.csr_start_word else "beg"), k.fresh("end")
     k.emit(f"{start} = {ptr.name}[{i}]")
     k.emit(f"{end} = {ptr.name}[{i} + 1]")
     acc = k.fresh(rng.choice(("acc", "s", "total", "y")))
@@ -144,16 +146,16 @@ def sparse(g: Gen) -> None:
     else:
         k.emit(f"    {acc} += {vals.name}[{kk}] * {x.name}[{j}]")
         iv = T.sym(8.0)
-    if form == "spmv" and rng.random() < 0.3:  # the mean over the row's entries
+    if form == "spmv" and rng.random() < g.p.odds.spmv_mean:  # the mean over the row's entries
         k.emit(f"if {end} > {start}:")
         k.emit(f"    {acc} = {acc} / {count_to_float(g, f'{end} - {start}')}")
     value = E(acc, t, iv, True)
-    if rng.random() < 0.6:  # drawn before the sum is visible, so it cannot be a copy of it
+    if rng.random() < g.p.odds.sparse_offset:  # drawn before the sum is visible, so it cannot be a copy of it
         other = g.expr(t, depth(g) - 1, False, avoid=acc)
         op = rng.choice(("+", "-"))
         value = E(T.sum_code(acc, op, other), t, T.sym(mag(iv) + mag(other.iv)), True, ADD)
     k.frames.add(Local(acc, t, iv, True))
-    write(g, t, combine(g, value, 0.5))
+    write(g, t, combine(g, value, g.p.odds.sparse_combine))
 
 
 def _scatter_nonzeros(g: Gen, t: WType) -> None:
@@ -168,13 +170,13 @@ def _scatter_nonzeros(g: Gen, t: WType) -> None:
     x = k.array(t, "in", (-1.0, 1.0), rng.choice(("x", "src", "field")), ndim=1, shape=(rows,))
     e = k.tid[0]
     row = k.fresh(rng.choice(("row", "r", "i_row")))
-    if rng.random() < 0.5:
+    if rng.random() < g.p.odds.lower_bound_whole:
         k.emit(f"{row} = wp.lower_bound({ptr.name}, {e} + 1) - 1")
     else:  # the search range given explicitly, as Warp's sparse module writes it
         num_rows = k.size_param(rows, rng.choice(("num_rows", "row_count", "n_rows")))
         k.emit(f"{row} = wp.lower_bound({ptr.name}, 0, {num_rows.code} + 1, {e} + 1) - 1")
     a = E(f"{vals.name}[{e}]", T.F32, vals.iv, True)
-    if rng.random() < 0.4:  # the entry scaled by another per-entry value
+    if rng.random() < g.p.odds.scatter_weighted:  # the entry scaled by another per-entry value
         w = g.bounded(g.expr(T.F32, 1, True, avoid=vals.name), 2.0)
         a = E(f"{a.code} * {w.at(MUL)}", T.F32, T.sym(2.0), True, MUL)
     y = k.array(t, "acc", stem=rng.choice(("y", "out", "result")), ndim=1, length=rows, op="add")
@@ -189,7 +191,7 @@ def pairwise(g: Gen) -> None:
     pos = k.array(VEC3, "in", (-1.0, 1.0), rng.choice(("positions", "x", "points", "particle_x")))
     xi = k.load(pos)
     h = k.param(T.F32, (0.5, 1.5), rng.choice(("h", "radius", "cutoff", "smoothing")))
-    density = rng.random() < 0.5
+    density = rng.random() < g.p.odds.pairwise_density
     t = T.F32 if density else VEC3
     acc = k.fresh(rng.choice(("rho", "density", "w_sum")) if density else rng.choice(("f", "force", "f_sum")))
     k.emit(f"{acc} = {_zero(t)}")
@@ -197,7 +199,8 @@ def pairwise(g: Gen) -> None:
     k.emit(f"for {j} in range({n.code}):")
     d, r2 = k.fresh(rng.choice(("d", "dx", "r_ij"))), k.fresh(rng.choice(("r2", "dist_sq", "d2")))
     k.emit(f"    {d} = {xi.code} - {pos.name}[{j}]")
-    k.emit(f"    {r2} = {'wp.dot(' + d + ', ' + d + ')' if rng.random() < 0.5 else 'wp.length_sq(' + d + ')'}")
+    sq = f"wp.dot({d}, {d})" if rng.random() < g.p.odds.pairwise_dot else f"wp.length_sq({d})"
+    k.emit(f"    {r2} = {sq}")
     k.emit(f"    if {r2} < {h.code} * {h.code}:")
     if density:
         mass = rng.choice((None, "arr", "param"))
@@ -217,8 +220,8 @@ def pairwise(g: Gen) -> None:
         k.emit(f"        {acc} += {d} * ({stiff.code} * ({h.code} - {r}) / ({r} + 0.1))")
         iv = T.sym(n.iv[0] * 2.0 * 2.0 * 15.0)
     value = E(acc, t, iv, True)
-    if rng.random() < 0.5:
+    if rng.random() < g.p.odds.pairwise_scaled:
         s = g.bounded(g.expr(T.F32, 1, False), 4.0)
         value = E(f"{acc} * {s.at(MUL)}", t, T.sym(mag(iv) * mag(s.iv)), True, MUL)
     k.frames.add(Local(acc, t, iv, True))
-    write(g, t, combine(g, value, 0.5))
+    write(g, t, combine(g, value, g.p.odds.pairwise_combine))

@@ -12,6 +12,7 @@ import re
 
 from builder.grammar import names as N
 from builder.grammar import wtypes as T
+from builder.grammar.odds import Odds
 from builder.grammar.policy import Policy
 from builder.grammar.program import Param, Program
 from builder.grammar.scope import ArrayArg, Frames, Local
@@ -23,12 +24,12 @@ TID_NAMES = {1: (("i",), ("tid",), ("idx",)), 2: (("i", "j"), ("x", "y"), ("row"
 ROLE_ORDER = {"in": 0, "index": 0, "inout": 0, "out": 1, "acc": 1}
 
 
-def spell(t: WType, rng: random.Random) -> str:
+def spell(t: WType, rng: random.Random, odds: Odds) -> str:
     if t == T.F32:
-        return "float" if rng.random() < 0.85 else "wp.float32"
+        return "float" if rng.random() < odds.float_plain else "wp.float32"
     if t == T.I32:
-        return "int" if rng.random() < 0.85 else "wp.int32"
-    if t.kind == "vec" and t.scalar == "float32" and rng.random() < 0.1:
+        return "int" if rng.random() < odds.int_plain else "wp.int32"
+    if t.kind == "vec" and t.scalar == "float32" and rng.random() < odds.vec_suffixed:
         return f"{t.spelling}f"  # wp.vec3f: the same type
     return t.spelling
 
@@ -176,12 +177,12 @@ class KernelCtx:
     # ---------------------------------------------------------------- assembly
     def annotation(self, a: ArrayArg | Param) -> str:
         if isinstance(a, Param):
-            return spell(a.t, self.rng)
-        dt = spell(a.dtype, self.rng) if a.dtype.kind != "struct" else a.dtype.spelling
+            return spell(a.t, self.rng, self.p.odds)
+        dt = spell(a.dtype, self.rng, self.p.odds) if a.dtype.kind != "struct" else a.dtype.spelling
         nd = "" if a.ndim == 1 else f"{a.ndim}d"
         if self.style:
             return f"wp.array{nd}[{dt}]"
-        if a.ndim > 1 and self.rng.random() < 0.4:
+        if a.ndim > 1 and self.rng.random() < self.p.odds.array_ndim_keyword:
             return f"wp.array(dtype={dt}, ndim={a.ndim})"
         return f"wp.array{nd}(dtype={dt})"
 
@@ -203,7 +204,7 @@ class KernelCtx:
             consts = f"wp.set_module_options({{{opts}}})\n" + ("\n" + consts if consts else "")
         structs = [
             f"@wp.struct\nclass {s}:\n"
-            + "\n".join(f"    {f}: {spell(ft, self.rng)}" for f, (ft, _) in self.structs[s].items())
+            + "\n".join(f"    {f}: {spell(ft, self.rng, self.p.odds)}" for f, (ft, _) in self.structs[s].items())
             for s in self.struct_names
         ]
         parts = [imports + ("\n" + consts + "\n" if consts else "")] + structs + self.chunks + [kernel]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from builder.grammar import wtypes as T
+from builder.grammar.odds import Odds
 from builder.grammar.wtypes import WType
 
 TYPE_NAMES: dict[str, WType] = {
@@ -85,6 +86,7 @@ class Policy:
     tile_lanes: float = 0.0
     tile_blocks: float = 0.0
     tile_step: float = 0.0
+    odds: Odds = field(default_factory=Odds)  # every other optional choice's chance, by name
     _types: tuple = field(default=(), compare=False, repr=False)
     _out: tuple = field(default=(), compare=False, repr=False)
 

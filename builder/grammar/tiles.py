@@ -38,7 +38,7 @@ def _const(g: Gen, stem: str, value: int) -> str:
 
 def _map_fn(g: Gen, iv) -> str:
     """A builtin or a generated helper applied element-wise by wp.tile_map."""
-    if g.rng.random() < 0.35:
+    if g.rng.random() < g.p.odds.map_builtin:
         return g.rng.choice(MAP_FNS)
     helpers.call_new(g, T.F32, 2, [E("x", T.F32, iv, True)])
     return g.funcs[-1].name
@@ -54,24 +54,24 @@ def _rows(g: Gen) -> None:
     t = k.fresh(rng.choice(("t", "tx", "a", "tile")))
     k.emit(f"{t} = wp.tile_load({x.name}[{i}], shape={tile})")
     cur = t
-    if rng.random() < 0.45:  # a ramp or an offset built in place: tile_arange / tile_ones / tile_full
+    if rng.random() < g.p.odds.rows_ramp:  # a ramp or an offset built in place: tile_arange / tile_ones / tile_full
         ramp = k.fresh(rng.choice(("ramp", "r", "offs")))
         make = rng.choice((f"wp.tile_arange({tile}, dtype=float)", f"wp.tile_ones(shape={tile}, dtype=float)"))
-        if rng.random() < 0.4:  # a uniform level given by the caller
+        if rng.random() < g.p.odds.ramp_param_level:  # a uniform level given by the caller
             level = k.param(T.F32, (0.5, 2.0), rng.choice(("gain", "level"))).code
             make = f"wp.tile_full({tile}, value={level}, dtype=float)"
         k.emit(f"{ramp} = {make}")
         nxt = k.fresh(rng.choice(("scaled", "tw", "shifted")))
         k.emit(f"{nxt} = wp.tile_map({rng.choice(('wp.mul', 'wp.add'))}, {cur}, {ramp})")
         cur = nxt
-    if rng.random() < 0.5:
+    if rng.random() < g.p.odds.rows_pair:
         y = k.array(T.F32, "in", (-1.0, 1.0), rng.choice(("y", "weights", "w", "scale")), ndim=2, shape=(rows, width))
         t2 = k.fresh(rng.choice(("ty", "b", "w_tile")))
         k.emit(f"{t2} = wp.tile_load({y.name}[{i}], shape={tile})")
         nxt = k.fresh(rng.choice(("prod", "c", "z")))
         k.emit(f"{nxt} = wp.tile_map({rng.choice(PAIR_FNS)}, {cur}, {t2})")
         cur = nxt
-    if rng.random() < 0.7:
+    if rng.random() < g.p.odds.rows_mapped:
         nxt = k.fresh(rng.choice(("u", "mapped", "act", "f")))
         k.emit(f"{nxt} = wp.tile_map({_map_fn(g, (-1.0, 1.0))}, {cur})")
         cur = nxt
@@ -92,7 +92,7 @@ def _rows(g: Gen) -> None:
         if rng.random() < g.p.tile_step:  # the reduced value read back as a scalar by every thread
             sums = k.array(T.F32, "out", stem=rng.choice(("row_sums", "sums", "norms")), ndim=1, shape=(rows,))
             k.emit(f"{sums.name}[{i}] = wp.tile_extract({s}, 0)")
-        elif rng.random() < 0.5:
+        elif rng.random() < g.p.odds.row_sum_atomic:
             acc = k.array(T.F32, "acc", stem=rng.choice(("total", "loss", "sum_out")), ndim=1, length=1, op="add")
             k.emit(f"wp.tile_atomic_add({acc.name}, {s})")
         else:
@@ -118,14 +118,14 @@ def _blocks(g: Gen) -> None:
     else:
         k.emit(f"{t} = wp.tile_load({x.name}, shape=({cm}, {cn}), offset=({i} * {cm}, 0))")
     acc = k.fresh(rng.choice(("acc", "sum_t", "total_t")))
-    start = "wp.tile_zeros" if rng.random() < 0.7 else "wp.tile_ones"
+    start = "wp.tile_zeros" if rng.random() < g.p.odds.blocks_start_zeros else "wp.tile_ones"
     k.emit(f"{acc} = {start}(shape=({cm}, {cn}), dtype=float)")
     k.emit(f"{acc} += wp.tile_map({_map_fn(g, (-1.0, 1.0))}, {t})")
     r = rng.random()
-    if r < 0.35:
+    if r < g.p.odds.blocks_add_tile:
         y = k.array(T.F32, "in", (-1.0, 1.0), rng.choice(("y", "B", "other")), ndim=2, shape=(rows * tm, tn))
         k.emit(f"{acc} += wp.tile_load({y.name}, shape=({cm}, {cn}), offset=({i} * {cm}, 0))")
-    elif r < 0.35 + g.p.tile_step:  # one bias per column, broadcast down the block's rows
+    elif r < g.p.odds.blocks_add_tile + g.p.tile_step:  # one bias per column, broadcast down the block's rows
         bias = k.array(T.F32, "in", (-1.0, 1.0), rng.choice(("bias", "col_bias", "offset")), ndim=1, shape=(tn,))
         bt = k.fresh(rng.choice(("b", "bias_t", "row")))
         k.emit(f"{bt} = wp.tile_load({bias.name}, shape={cn})")
@@ -156,12 +156,12 @@ def _blocks(g: Gen) -> None:
 
 def _reduction(g: Gen, t: str) -> str:
     """A whole-tile reduction to one element: a sum, a builtin operator, or a squared norm."""
-    r = g.rng.random()
-    if r < 0.4:
+    r, odds = g.rng.random(), g.p.odds
+    if r < odds.reduce_sum:
         return f"wp.tile_sum({t})"
-    if r < 0.75:
+    if r < odds.reduce_sum + odds.reduce_op:
         return f"wp.tile_reduce({g.rng.choice(('wp.add', 'wp.max', 'wp.min'))}, {t})"
-    if r < 0.85:
+    if r < odds.reduce_sum + odds.reduce_op + odds.reduce_extreme:
         return f"wp.tile_{g.rng.choice(('max', 'min'))}({t})"
     return f"wp.tile_dot({t}, {t})"
 
@@ -171,7 +171,7 @@ def _centered(g: Gen, t: str, tile: str, shape: tuple[int, int]) -> None:
     k, rng = g.k, g.rng
     i = k.tid[0]
     red = k.fresh(rng.choice(("m", "peak", "ref")))
-    if rng.random() < 0.5:
+    if rng.random() < g.p.odds.centered_extreme:
         k.emit(f"{red} = {rng.choice(('wp.tile_max', 'wp.tile_min'))}({t})")
         back = f"wp.tile_broadcast({red}, shape=({tile},))"
     else:

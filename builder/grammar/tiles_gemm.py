@@ -30,7 +30,7 @@ def gemm(g: Gen) -> None:
     scale = f", alpha={alpha}" if alpha else ""
     c_off = f"offset=({i} * {cm}, {j} * {cn})"
     acc = k.fresh(rng.choice(("acc", "sum", "c_tile")))
-    if steps == 1 and rng.random() < 0.5:
+    if steps == 1 and rng.random() < g.p.odds.gemm_single_load:
         at, bt = k.fresh("a_tile"), k.fresh("b_tile")
         k.emit(f"{at} = wp.tile_load({a.name}, shape=({cm}, {ck}), offset=({i} * {cm}, 0))")
         k.emit(f"{bt} = wp.tile_load({b.name}, shape=({ck}, {cn}), offset=(0, {j} * {cn}))")
@@ -57,7 +57,7 @@ def gemm(g: Gen) -> None:
         else:
             k.emit(f"{at} = wp.tile_load({a.name}, shape=({cm}, {ck}), offset=({i} * {cm}, {step} * {ck}))")
         k.emit(f"{bt} = wp.tile_load({b.name}, shape=({ck}, {cn}), offset=({step} * {ck}, {j} * {cn}))")
-        if rng.random() < 0.75:
+        if rng.random() < g.p.odds.gemm_accumulate_arg:
             k.emit(f"wp.tile_matmul({at}, {bt}, {acc}{scale})")
         else:
             k.emit(f"{acc} += wp.tile_matmul({at}, {bt}{scale})")
@@ -76,9 +76,9 @@ def _const(g: Gen, name: str, value: int) -> str:
 def _trips(g: Gen, a: str, steps: int, ck: str) -> str:
     """The number of K steps: a module constant, an argument, or A's width in tiles."""
     r = g.rng.random()
-    if r < 0.4:
+    if r < g.p.odds.trips_const:
         return _const(g, "K_TILES", steps)
-    if r < 0.8:
+    if r < g.p.odds.trips_const + g.p.odds.trips_param:
         return g.k.size_param(steps, g.rng.choice(("k_tiles", "num_k", "k_steps"))).code
     return f"{a}.shape[1] // {ck}"
 
@@ -95,7 +95,7 @@ def _epilogue(g: Gen, acc: str, cm: str, cn: str, j: str, n: int, bound: float) 
         k.emit(f"{nxt} = {out} + wp.tile_broadcast({bt}, shape=({cm}, {cn}))")
         out = nxt
     if rng.random() < g.p.tile_step:
-        if rng.random() < 0.5:
+        if rng.random() < g.p.odds.epilogue_builtin:
             fn = rng.choice(ACTIVATIONS)
         else:
             helpers.call_new(g, T.F32, 2, [E("x", T.F32, (-bound, bound), True)])

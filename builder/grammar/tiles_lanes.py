@@ -21,7 +21,7 @@ def lanes(g: Gen) -> None:
     width = rng.choice((64, 128))
     cols = _const(g, rng.choice(("WIDTH", "N_COLS", "ROW_LEN")), width)
     x = k.array(T.F32, "in", (-1.0, 1.0), rng.choice(("x", "values", "samples")), ndim=2, shape=(rows, width))
-    if rng.random() < 0.4:
+    if rng.random() < g.p.odds.lanes_histogram:
         _histogram(g, x.name, cols)
     else:
         _row_total(g, x.name, cols, width)
@@ -46,7 +46,7 @@ def _element(g: Gen, x: str, c: str, width: int) -> str:
     """Per-element work: a generated helper of the value, or the value scaled by a per-column weight."""
     k, rng = g.k, g.rng
     v = f"{x}[{k.tid[0]}, {c}]"
-    if rng.random() < 0.5:
+    if rng.random() < g.p.odds.lanes_weighted:
         w = k.array(T.F32, "in", (0.0, 1.0), rng.choice(("w", "weights", "gain")), ndim=1, shape=(width,))
         return f"{v} * {w.name}[{c}]"
     helpers.call_new(g, T.F32, 2, [E("x", T.F32, (-1.0, 1.0), True)])
@@ -65,9 +65,16 @@ def _row_total(g: Gen, x: str, cols: str, width: int) -> None:
     lanes_t = k.fresh(rng.choice(("t", "lanes", "parts")))
     k.emit(f"{lanes_t} = wp.tile({part})")
     s = k.fresh(rng.choice(("s", "total_t", "block_sum")))
-    k.emit(f"{s} = " + (f"wp.tile_sum({lanes_t})" if rng.random() < 0.5 else f"wp.tile_reduce(wp.add, {lanes_t})"))
+    k.emit(
+        f"{s} = "
+        + (
+            f"wp.tile_sum({lanes_t})"
+            if rng.random() < g.p.odds.tile_sum_spelled
+            else f"wp.tile_reduce(wp.add, {lanes_t})"
+        )
+    )
     out = k.array(T.F32, "out", stem=rng.choice(("totals", "row_sums", "out")), ndim=1, shape=(k.shape[0],))
-    if rng.random() < 0.35:
+    if rng.random() < g.p.odds.lanes_store_total:
         k.emit(f"wp.tile_store({out.name}, {s}, offset={i})")
         return
     total = k.fresh(rng.choice(("total", "row_total", "sum_v")))
@@ -92,15 +99,15 @@ def _histogram(g: Gen, x: str, cols: str) -> None:
     v = k.fresh(rng.choice(("v", "val", "s")))
     k.emit(f"{v} = {x}[{i}, {c}]")
     b = k.fresh(rng.choice(("bin", "slot", "b")))
-    if rng.random() < 0.5:
+    if rng.random() < g.p.odds.histogram_clamp:
         k.emit(f"{b} = wp.clamp(int(({v} + 1.0) * 0.5 * float({bins_c})), 0, {bins_c} - 1)")
     else:
         k.emit(f"{b} = wp.min(int(({v} + 1.0) * 0.5 * float({bins_c})), {bins_c} - 1)")
-    weight = "1.0" if rng.random() < 0.5 else rng.choice((f"wp.abs({v})", f"{v} * {v}"))
+    weight = "1.0" if rng.random() < g.p.odds.histogram_unit_weight else rng.choice((f"wp.abs({v})", f"{v} * {v}"))
     k.emit(f"wp.tile_scatter_add({bins}, {b}, {weight}, True)")
     k.indent -= 1
     hist = k.array(T.F32, "out", stem=rng.choice(("hist", "histogram", "bin_counts")), ndim=2, shape=(k.shape[0], nb))
-    if rng.random() < 0.5:
+    if rng.random() < g.p.odds.histogram_store_row:
         k.emit(f"wp.tile_store({hist.name}[{i}], {bins})")
     else:  # a one-row tile stored into the row of the 2-D histogram
         k.emit(f"wp.tile_store({hist.name}, wp.tile_reshape({bins}, shape=(1, {bins_c})), offset=({i}, 0))")

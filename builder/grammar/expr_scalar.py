@@ -10,6 +10,7 @@ import math
 
 from builder.grammar import expr_linalg, flow
 from builder.grammar import wtypes as T
+from builder.grammar.operands import split_vary
 from builder.grammar.producer import Producer
 from builder.grammar.wtypes import ADD, AND, BAND, BOR, BXOR, CMP, MUL, OR, SHIFT, E, WType, fmt_float, lit, mag
 from builder.rng import pick
@@ -56,19 +57,13 @@ UNARY_WEIGHTS = {
 }
 
 
-def _split(g: Producer, vary: bool) -> tuple[bool, bool]:
-    if not vary:
-        return False, False
-    return (True, False) if g.rng.random() < g.p.odds.vary_left else (False, True)
-
-
 def _same_inputs(g: Producer, a: E, b: E) -> bool:
     atoms = g.k.atoms(a.code)
     return bool(atoms) and atoms == g.k.atoms(b.code)
 
 
 def binop(g: Producer, t: WType, depth: int, vary: bool) -> E:
-    va, vb = _split(g, vary)
+    va, vb = split_vary(g, vary)
     a = g.expr(t, depth - 1, va)
     op = pick(g.rng, [(3.0, lambda: "+"), (2.0, lambda: "-"), (3.0, lambda: "*"), (1.0, lambda: "/")])
     if op in "+-" and not vb and g.rng.random() < g.p.odds.sum_leaf:
@@ -130,7 +125,7 @@ def minmax(g: Producer, t: WType, depth: int, vary: bool) -> E:
 
 def where(g: Producer, t: WType, depth: int, vary: bool) -> E:
     c = g.cond(depth - 1)
-    va, vb = _split(g, vary)
+    va, vb = split_vary(g, vary)
     a = g.expr(t, depth - 1, va or vary)
     b = g.expr(t, depth - 1, vb, avoid=a.code)
     return E(f"wp.where({c.code}, {a.code}, {b.code})", t, T.iv_union(a.iv, b.iv), a.varies or b.varies)
@@ -226,7 +221,7 @@ def int_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
 
     def arith() -> E:
         op = rng.choice("+-*" if t != T.U32 else "+*")
-        va, vb = (vary, False) if op == "*" else _split(g, vary)
+        va, vb = (vary, False) if op == "*" else split_vary(g, vary)
         a = g.expr(t, depth - 1, va)
         b = (
             g.literal(t)

@@ -98,6 +98,45 @@ class BuildOptions:
         return {f.name: _jsonable(getattr(self, f.name)) for f in user_fields()}
 
 
+@dataclass(frozen=True)
+class BuildRequest:
+    """One build: the configs it writes and the one set of options they share (a folder holds one build).
+
+    Iterating gives each config's ``BuildOptions`` (each validated for its config: a size that a shipped config
+    ignores is still checked for a generated one); ``options`` is the shared set, its ``config`` the first.
+    """
+
+    configs: tuple[str, ...]
+    options: BuildOptions
+
+    def __post_init__(self) -> None:
+        configs = tuple(self.configs.split(",") if isinstance(self.configs, str) else self.configs)
+        configs = tuple(c for c in configs if c)
+        if not configs:
+            raise ConfigError(f"a build needs at least one config; valid: {', '.join(CONFIGS)}")
+        if len(set(configs)) != len(configs):
+            raise ConfigError(f"configs repeat: {list(configs)}")
+        object.__setattr__(self, "configs", configs)
+        object.__setattr__(self, "options", dataclasses.replace(self.options, config=configs[0]))
+        object.__setattr__(self, "_each", tuple(dataclasses.replace(self.options, config=c) for c in configs))
+
+    @classmethod
+    def of(cls, configs, **options) -> BuildRequest:
+        """``BuildRequest.of(("cpu", "real"), num_train=4)``: the options are ``BuildOptions`` keywords."""
+        first = configs.split(",")[0] if isinstance(configs, str) else next(iter(configs), "")
+        return cls(configs, BuildOptions(config=first or CONFIGS[0], **options))
+
+    def __iter__(self):
+        return iter(self._each)
+
+    def __len__(self) -> int:
+        return len(self.configs)
+
+    def public(self) -> dict:
+        """What the manifest records and a resume must match: the configs and the shared user options."""
+        return {"configs": list(self.configs), **self.options.public()}
+
+
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 

@@ -97,7 +97,7 @@ def evaluate_command(repo_id: str | None, configs: list[str]) -> str:
 
 
 def context(
-    folder: Path, build_options=None, meta: dict | None = None, repo_id: str | None = None, out: Path | None = None
+    folder: Path, request=None, meta: dict | None = None, repo_id: str | None = None, out: Path | None = None
 ) -> dict[str, str]:
     """``out``: where the plots are written (the folder itself unless the card is rendered aside)."""
 
@@ -200,7 +200,7 @@ def context(
         "verification_table": "\n".join(ver_rows),
         "liveness_table": "\n".join(live_rows),
         "tolerances_table": "\n".join(tol_rows),
-        "regenerate_command": regenerate(stats, files, build_options),
+        "regenerate_command": regenerate(stats, files, request),
         "warp_version": versions("warp_version"),
         "generator_version": versions("generator_version"),
         "builder": builder_line(urls),
@@ -241,9 +241,10 @@ def liveness_row(cfg: str, splits: dict[str, list[Path]]) -> str:
     )
 
 
-def render(folder: Path, build_options=None, *, repo_id: str | None = None, out: Path | None = None) -> str:
+def render(folder: Path, request=None, *, repo_id: str | None = None, out: Path | None = None) -> str:
     """Write the card of ``folder`` (README.md and its plots) into ``out`` (default: the folder) and return its
-    text. ``repo_id``: the Hub repo the card is pushed to, which its load snippet names.
+    text. ``repo_id``: the Hub repo the card is pushed to, which its load snippet names; ``request``: the
+    ``BuildRequest`` that wrote the folder, when known (its command is then the card's regeneration command).
 
     Each file is written beside its final name and moved into place, so an interrupted render leaves the
     previous card, never half of one.
@@ -251,7 +252,7 @@ def render(folder: Path, build_options=None, *, repo_id: str | None = None, out:
     folder = Path(folder)
     out = Path(out or folder)
     meta = metadata(folder)
-    body = string.Template(TEMPLATE.read_text()).substitute(context(folder, build_options, meta, repo_id, out))
+    body = string.Template(TEMPLATE.read_text()).substitute(context(folder, request, meta, repo_id, out))
     text = "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n" + body
     tmp = out / ".README.md.tmp"
     tmp.write_text(text)

@@ -68,20 +68,20 @@ def example(splits: dict[str, list[Path]], cfg: str) -> str:
     )
 
 
-def regenerate(per_config: dict[str, pa.Table], files: dict, build_options) -> str:
+def regenerate(per_config: dict[str, pa.Table], files: dict, request) -> str:
     """The build command that makes these files again (``per_config``: the generated configs' statistics)."""
     from builder.config import BuildOptions
 
     configs = list(per_config) + (["real"] if "real" in files else [])
     real = BuildOptions("real")  # the real config's own options, read off the build when it is known
-    if build_options:
-        o = build_options[0]
+    if request:
+        o = request.options
         seed, sizes, cats, verify = o.seed, [o.num_train, o.num_validation, o.num_test], o.categories, o.verify
         default_rps = type(o).__dataclass_fields__["rows_per_shard"].default
         shards = f"--num-shards {o.num_shards}" if o.num_shards else ""
         if not shards and o.rows_per_shard != default_rps:
             shards = f"--rows-per-shard {o.rows_per_shard}"
-        configs = [b.config for b in build_options]
+        configs = list(request.configs)
         real = o
     elif not per_config:  # only real: its rows carry no seed or sizes
         seed, sizes, cats = 0, [], CATEGORIES

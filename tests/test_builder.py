@@ -82,3 +82,19 @@ def test_gpu_verified_refuses_without_a_gpu(tmp_path):
     b = WarpCudaIR(config_name="gpu-verified", cache_dir=str(tmp_path), **SMALL)
     with pytest.raises(GPURequired, match="requires a CUDA GPU"):
         b.download_and_prepare()
+
+
+def test_a_build_request_is_one_set_of_options_for_several_configs():
+    from builder.config import BuildOptions, BuildRequest
+    from builder.errors import ConfigError
+
+    req = BuildRequest.of("cpu,real", num_train=3, seed=5)
+    assert req.configs == ("cpu", "real") and req.options == BuildOptions("cpu", num_train=3, seed=5)
+    assert [o.config for o in req] == ["cpu", "real"] and {o.seed for o in req} == {5}
+    assert req.public() == {"configs": ["cpu", "real"], **req.options.public()}
+    with pytest.raises(ConfigError, match="configs repeat"):
+        BuildRequest.of(("cpu", "cpu"))
+    with pytest.raises(ConfigError, match="at least one config"):
+        BuildRequest.of("")
+    with pytest.raises(ConfigError, match="unknown config 'gpu'"):
+        BuildRequest.of("cpu,gpu")

@@ -6,7 +6,7 @@ import argparse
 import re
 import sys
 
-from builder.config import BuildOptions, cli_default, user_fields
+from builder.config import BuildOptions, BuildRequest, cli_default, user_fields
 from builder.errors import ConfigError
 from builder.schema import CONFIGS, SPLITS
 from builder.sources import source_of
@@ -53,13 +53,10 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
     )
 
 
-def options_from(args: argparse.Namespace) -> list[BuildOptions]:
-    configs = [c for c in args.configs.split(",") if c]
-    if not configs:
+def request_from(args: argparse.Namespace) -> BuildRequest:
+    if not [c for c in args.configs.split(",") if c]:
         raise ConfigError("--configs is empty")
-    if len(set(configs)) != len(configs):
-        raise ConfigError(f"--configs repeats a config: {args.configs!r}")
-    return [BuildOptions(config=c, **{f.name: getattr(args, f.name) for f in user_fields()}) for c in configs]
+    return BuildRequest.of(args.configs, **{f.name: getattr(args, f.name) for f in user_fields()})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,18 +65,18 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--num-proc must be a positive integer, got {args.num_proc}")
     if args.address and args.engine != "ray":
         raise ConfigError("--address joins a Ray cluster: it needs --engine ray")
-    options = options_from(args)
+    request = request_from(args)
     from builder.dataset.destination import open_destination
 
-    open_destination(args.out, options, args.overwrite, args.resume)  # raises for an output it may not use
-    warn_shards_capped(options)
+    open_destination(args.out, request, args.overwrite, args.resume)  # raises for an output it may not use
+    warn_shards_capped(request)
     if args.engine == "local":  # a Ray cluster's workers may have what this machine lacks (a GPU, compilers)
-        _require(options)
+        _require(request)
     from builder.dataset.folder import build_folder
 
     try:
         stats = build_folder(
-            options,
+            request,
             args.out,
             args.num_proc,
             args.overwrite,
@@ -91,15 +88,15 @@ def run(args: argparse.Namespace) -> int:
         raise
     except Exception as exc:  # a worker's error arrives wrapped; report its root, which names the row
         raise RuntimeError(root_cause(exc)) from exc
-    for opts in options:
+    for opts in request:
         print(f"{opts.config}: " + ", ".join(_count(opts, s, n) for s, n in stats[opts.config].items()))
-    print(f"wrote {args.out} (load with datasets.load_dataset({args.out!r}, {options[0].config!r}))")
+    print(f"wrote {args.out} (load with datasets.load_dataset({args.out!r}, {request.configs[0]!r}))")
     return 0
 
 
-def warn_shards_capped(options: list[BuildOptions]) -> None:
+def warn_shards_capped(request: BuildRequest) -> None:
     """A split has at most one shard per row: say so when --num-shards asks for more than the largest split."""
-    generated = [o for o in options if source_of(o.config).regenerates]  # sized by --num-*; shipped by module
+    generated = [o for o in request if source_of(o.config).regenerates]  # sized by --num-*; shipped by module
     if not generated or not generated[0].num_shards:
         return
     largest = max(generated[0].size(s) for s in SPLITS)
@@ -112,9 +109,9 @@ def warn_shards_capped(options: list[BuildOptions]) -> None:
         )
 
 
-def _require(options: list[BuildOptions]) -> None:
+def _require(request: BuildRequest) -> None:
     """What each config needs from this machine (a GPU, the compilers), checked by its row source."""
-    for opts in options:
+    for opts in request:
         source_of(opts.config).require(opts)
 
 

@@ -18,7 +18,7 @@ import shutil
 import uuid
 from pathlib import Path
 
-from builder.config import BuildOptions
+from builder.config import BuildRequest
 from builder.dataset import manifest
 from builder.dataset.shards import DONE
 from builder.dataset.storage import TMP_SUFFIX, FsspecStore, LocalStore, is_url, local_path
@@ -38,7 +38,7 @@ def _foreign(store) -> list[str]:
     ]
 
 
-def ownership(store, given: str, options: list[BuildOptions], overwrite: bool, resume: bool) -> dict | None:
+def ownership(store, given: str, request: BuildRequest, overwrite: bool, resume: bool) -> dict | None:
     """Check that a non-empty output may be used; return its manifest when ``--resume`` repairs it in place.
 
     Raises ``OutputExists`` (exit 2, nothing touched) for a folder this tool did not write, or for one it wrote
@@ -56,7 +56,7 @@ def ownership(store, given: str, options: list[BuildOptions], overwrite: bool, r
             f"output folder {given!r} holds {len(foreign)} files its manifest.json does not list (first: "
             f"{foreign[0]!r}); refusing to replace it: move them out or choose another --out"
         )
-    if resume and manifest.same_build(doc, options):
+    if resume and manifest.same_build(doc, request):
         return doc
     if overwrite:
         return None
@@ -81,18 +81,18 @@ def protected(path: Path) -> str | None:
 
 
 class LocalDestination:
-    def __init__(self, out: str, options: list[BuildOptions], overwrite: bool, resume: bool):
+    def __init__(self, out: str, request: BuildRequest, overwrite: bool, resume: bool):
         if not out.strip():
             raise OutputUnusable("--out is empty: name the dataset folder to write (default warp_cuda_ir)")
         self.given = out
         self.path = Path(os.path.abspath(local_path(out)))
-        self.repair = self._check(options, overwrite, resume)
+        self.repair = self._check(request, overwrite, resume)
         self.resume = resume
         if self.repair is not None:  # repaired in place: each rebuilt file is committed atomically on its own
             self.staging = None
             self.spec, self.store = str(self.path), LocalStore(self.path)
             return
-        suffix = manifest.build_key(options) if resume else uuid.uuid4().hex[:8]
+        suffix = manifest.build_key(request) if resume else uuid.uuid4().hex[:8]
         self.staging = self.path.parent / f".{self.path.name}.partial-{suffix}"
         self.spec = str(self.staging)
         self.store = LocalStore(self.staging)
@@ -107,7 +107,7 @@ class LocalDestination:
         except OSError as exc:
             raise OutputUnusable(f"cannot write the output folder {self.given!r}: {exc.strerror or exc}") from None
 
-    def _check(self, options: list[BuildOptions], overwrite: bool, resume: bool) -> dict | None:
+    def _check(self, request: BuildRequest, overwrite: bool, resume: bool) -> dict | None:
         p = self.path
         if not (p.exists() or p.is_symlink()):
             return None
@@ -120,7 +120,7 @@ class LocalDestination:
             raise OutputExists(f"output path {self.given!r} exists and is a file, not a folder; choose another --out")
         if not any(p.iterdir()):
             return None
-        return ownership(LocalStore(p), self.given, options, overwrite, resume)
+        return ownership(LocalStore(p), self.given, request, overwrite, resume)
 
     def local_folder(self) -> Path | None:
         """The folder the card is rendered in; None in a repair, which renders aside and writes what changed."""
@@ -146,7 +146,7 @@ class LocalDestination:
 
 
 class UrlDestination:
-    def __init__(self, out: str, options: list[BuildOptions], overwrite: bool, resume: bool):
+    def __init__(self, out: str, request: BuildRequest, overwrite: bool, resume: bool):
         try:
             self.store = FsspecStore(out)
         except (ImportError, ValueError) as exc:
@@ -157,7 +157,7 @@ class UrlDestination:
         # an interrupted --resume run left completion records and no manifest: it continues where it stopped
         continuing = resume and not empty and self.store.get(manifest.NAME) is None and self._has_records()
         if not empty and not continuing:
-            self.repair = ownership(self.store, out, options, overwrite, resume)
+            self.repair = ownership(self.store, out, request, overwrite, resume)
         self.replace = not empty and not continuing and self.repair is None
         self.created = False
 
@@ -184,9 +184,9 @@ class UrlDestination:
 
 
 def open_destination(
-    out: str, options: list[BuildOptions], overwrite: bool, resume: bool
+    out: str, request: BuildRequest, overwrite: bool, resume: bool
 ) -> LocalDestination | UrlDestination:
     """Check the output (raises before anything is written) and say how the build will write it."""
     if is_url(out):
-        return UrlDestination(out, options, overwrite, resume)
-    return LocalDestination(out, options, overwrite, resume)
+        return UrlDestination(out, request, overwrite, resume)
+    return LocalDestination(out, request, overwrite, resume)

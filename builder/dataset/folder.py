@@ -14,7 +14,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from builder.config import BuildOptions
+from builder.config import BuildRequest
 from builder.dataset import interrupts, manifest
 from builder.dataset.destination import open_destination
 from builder.dataset.progress import SECONDS_PER_ROW, Progress, hms
@@ -25,14 +25,14 @@ from builder.warp_backend import codegen
 WARN_ABOVE = 3600.0  # seconds: a build expected to run longer says so before it starts
 
 
-def make_engine(name: str, num_proc: int, address: str | None, options: list[BuildOptions], worker_tmp: Path):
+def make_engine(name: str, num_proc: int, address: str | None, request: BuildRequest, worker_tmp: Path):
     """Workers keep their temporary files (evidence, Warp's compiler scratch) in ``worker_tmp``, inside the build's
     work directory, so one stopped mid-shard leaves nothing behind; Ray workers on another machine, where it does
     not exist, fall back to their default."""
     if name == "ray":
         from builder.dataset.engines.ray import RayEngine
 
-        gpu = any(o.config == "gpu-verified" for o in options)
+        gpu = "gpu-verified" in request.configs
         return RayEngine(address, gpu=gpu, env={"TMPDIR": str(worker_tmp)})
     from builder.dataset.engines.local import LocalEngine
 
@@ -40,7 +40,7 @@ def make_engine(name: str, num_proc: int, address: str | None, options: list[Bui
 
 
 def build_folder(
-    options: list[BuildOptions],
+    request: BuildRequest,
     out: str | Path,
     num_proc: int = 1,
     overwrite: bool = False,
@@ -49,7 +49,7 @@ def build_folder(
     address: str | None = None,
     resume: bool = False,
 ) -> dict[str, dict[str, int]]:
-    dest = open_destination(str(out), options, overwrite, resume)  # checks; writes nothing
+    dest = open_destination(str(out), request, overwrite, resume)  # checks; writes nothing
     # named before it exists, so the cleanup below knows it whenever a signal lands
     work = Path(tempfile.gettempdir()) / f"warp_cuda_ir_build_{uuid.uuid4().hex[:12]}"
     saved_env = {k: os.environ.get(k) for k in (codegen.KERNEL_CACHE_ENV,)}
@@ -60,15 +60,15 @@ def build_folder(
         os.environ[codegen.KERNEL_CACHE_ENV] = str(work / "kernel_cache")  # inherited by worker processes
         (work / "tmp").mkdir()
         codegen.init()  # prints Warp's no-CUDA-driver warning here, once; workers initialise silently
-        runner = make_engine(engine, num_proc, address, options, work / "tmp")
+        runner = make_engine(engine, num_proc, address, request, work / "tmp")
         try:
             evidence = str(work / "evidence") if engine == "local" else None
-            records = _run(options, dest, runner, evidence, resume)
+            records = _run(request, dest, runner, evidence, resume)
         finally:
             runner.close()
-        _finish(dest, options, records)
+        _finish(dest, request, records)
         done = True
-        return _stats(options, records)
+        return _stats(request, records)
     except interrupts.Interrupted as exc:
         if resume:
             exc.detail = f"finished shards kept in {dest.kept()}; run the same command with --resume to continue"
@@ -82,19 +82,19 @@ def build_folder(
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _run(options, dest, runner, evidence: str | None, resume: bool) -> list[dict]:
-    shards = build_plan(options)
+def _run(request: BuildRequest, dest, runner, evidence: str | None, resume: bool) -> list[dict]:
+    shards = build_plan(request)
     records: dict[str, dict] = {}
     reused = []
     # a shard is written by its row source, for every config of that source in the build
-    configs_of = {source.name: opts for source, opts in grouped(options)}
+    configs_of = {source.name: opts for source, opts in grouped(request)}
     for s in shards:
         configs = tuple(o.config for o in configs_of[s.source])
         rec = manifest.finished(dest.store, s, dest.repair, configs) if resume else None
         if rec is not None:
             records[s.key()], reused = rec, [*reused, s]
     jobs = [ShardJob(configs_of[s.source], s, dest.spec, evidence) for s in shards if s.key() not in records]
-    warn_scale(options, jobs, runner)
+    warn_scale(request, jobs, runner)
     progress = Progress(shards, len(configs_of.get("generated", ())), runner.name)
     for s in reused:
         progress.finished(s, reused=True)
@@ -105,12 +105,12 @@ def _run(options, dest, runner, evidence: str | None, resume: bool) -> list[dict
 
     runner.run(jobs, on_done)
     progress.summary()
-    for source, _ in grouped(options):
+    for source, _ in grouped(request):
         source.report([records[s.key()].get("summary", {}) for s in shards if s.source == source.name])
     return [records[s.key()] for s in shards]
 
 
-def warn_scale(options: list[BuildOptions], jobs: list[ShardJob], runner) -> None:
+def warn_scale(request: BuildRequest, jobs: list[ShardJob], runner) -> None:
     """Say before starting when the request is far beyond what this build can do here."""
     if not jobs:
         return
@@ -123,11 +123,12 @@ def warn_scale(options: list[BuildOptions], jobs: list[ShardJob], runner) -> Non
             _warn(f"--num-proc {slots} exceeds the {cores} cores of this machine")
     rows = sum(j.shard.rows * len(j.options) for j in jobs)  # a shipped shard's rows are unknown (0) until built
     parallel = max(1, min(slots, len(jobs), os.cpu_count() or 1) if runner.name == "local" else min(slots, len(jobs)))
-    eta = rows * SECONDS_PER_ROW[options[0].verify] / parallel
+    verify = request.options.verify
+    eta = rows * SECONDS_PER_ROW[verify] / parallel
     if eta > WARN_ABOVE:
         _warn(
-            f"about {rows} rows to build at roughly {1 / SECONDS_PER_ROW[options[0].verify]:.0f} rows/s per process "
-            f"(verify={options[0].verify}); with {parallel} in parallel that is about {hms(eta)}"
+            f"about {rows} rows to build at roughly {1 / SECONDS_PER_ROW[verify]:.0f} rows/s per process "
+            f"(verify={verify}); with {parallel} in parallel that is about {hms(eta)}"
         )
 
 
@@ -135,7 +136,7 @@ def _warn(message: str) -> None:
     print(f"warp-cuda-ir: warning: {message}", file=sys.stderr, flush=True)
 
 
-def _finish(dest, options: list[BuildOptions], records: list[dict]) -> None:
+def _finish(dest, request: BuildRequest, records: list[dict]) -> None:
     from dataset_card.render import render
 
     dest.store.sweep()
@@ -148,13 +149,13 @@ def _finish(dest, options: list[BuildOptions], records: list[dict]) -> None:
             for path in sorted(shard_files):
                 (folder / path).parent.mkdir(parents=True, exist_ok=True)
                 (folder / path).write_bytes(dest.store.get(path))
-        render(folder, build_options=options)
+        render(folder, request=request)
         extra = {p: (folder / p).read_bytes() for p in sorted(_files(folder) - shard_files)}
         if dest.local_folder() is None:
             for p, data in extra.items():
                 if dest.store.get(p) != data:  # a repaired folder keeps the card files that did not change
                     dest.store.put(p, data)
-        manifest.write(dest.store, options, records, extra)
+        manifest.write(dest.store, request, records, extra)
     finally:
         if scratch:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -170,8 +171,8 @@ def _files(folder: Path) -> set[str]:
     }
 
 
-def _stats(options: list[BuildOptions], records: list[dict]) -> dict[str, dict[str, int]]:
-    stats: dict[str, dict[str, int]] = {o.config: {} for o in options}
+def _stats(request: BuildRequest, records: list[dict]) -> dict[str, dict[str, int]]:
+    stats: dict[str, dict[str, int]] = {c: {} for c in request.configs}
     for r in records:
         for f in r["files"]:
             config = f["path"].split("/")[0]

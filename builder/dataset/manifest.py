@@ -14,7 +14,7 @@ import hashlib
 import json
 
 from builder import GENERATOR_VERSION
-from builder.config import BuildOptions
+from builder.config import BuildRequest
 from builder.dataset.plan import Shard
 from builder.dataset.shards import DONE, record_path
 from builder.layout import MANIFEST
@@ -24,13 +24,9 @@ NAME = MANIFEST  # the folder format lives in builder.layout
 BUILDER = "warp-cuda-ir"  # the manifest's "builder": the folder is one this tool wrote
 
 
-def options_doc(options: list[BuildOptions]) -> dict:
-    return {"configs": [o.config for o in options], **options[0].public()}
-
-
-def build_key(options: list[BuildOptions]) -> str:
+def build_key(request: BuildRequest) -> str:
     """Names the build's staging folder under --resume: only a run with the same options and generator reuses it."""
-    doc = json.dumps({"generator_version": GENERATOR_VERSION, **options_doc(options)}, sort_keys=True)
+    doc = json.dumps({"generator_version": GENERATOR_VERSION, **request.public()}, sort_keys=True)
     return hashlib.sha256(doc.encode()).hexdigest()[:12]
 
 
@@ -48,9 +44,9 @@ def read(store) -> dict | None:
     return doc
 
 
-def same_build(doc: dict, options: list[BuildOptions]) -> bool:
+def same_build(doc: dict, request: BuildRequest) -> bool:
     """The manifest records these options and this generator: its shards are the ones this build writes."""
-    return doc.get("generator_version") == GENERATOR_VERSION and doc.get("options") == options_doc(options)
+    return doc.get("generator_version") == GENERATOR_VERSION and doc.get("options") == request.public()
 
 
 def finished(store, shard: Shard, doc: dict | None = None, configs: tuple[str, ...] = ()) -> dict | None:
@@ -83,14 +79,14 @@ def _listed(doc: dict, shard: Shard, configs: tuple[str, ...]) -> dict | None:
     return {**record, "files": [{k: f[k] for k in ("path", "rows", "sha256")} for f in files]}
 
 
-def write(store, options: list[BuildOptions], records: list[dict], extra: dict[str, bytes]) -> None:
+def write(store, request: BuildRequest, records: list[dict], extra: dict[str, bytes]) -> None:
     """``extra``: the card's files (README.md, plots), listed with the shards."""
     files = [f for r in records for f in r["files"]]
     files += [{"path": p, "rows": None, "sha256": sha256(d)} for p, d in sorted(extra.items())]
     doc = {
         "builder": BUILDER,
         "generator_version": GENERATOR_VERSION,
-        "options": options_doc(options),
+        "options": request.public(),
         "files": sorted(files, key=lambda f: f["path"]),
     }
     data = (json.dumps(doc, indent=1) + "\n").encode()

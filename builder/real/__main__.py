@@ -15,8 +15,10 @@ import sys
 import time
 from pathlib import Path
 
+from builder.config import BuildOptions
 from builder.errors import ConfigError
 from builder.grammar.sample import sample
+from builder.real.rows import Sample, Summary, rows
 
 
 def _stride(text: str) -> dict[str, int]:
@@ -41,17 +43,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     try:
-        from builder.real.rows import RealOptions, Summary, rows
-
-        opts = RealOptions(
-            sources=args.sources, max_kernels=args.limit, module_stride=_stride(args.stride) or None, verify=args.verify
-        )
+        if args.verify not in ("none", "compile"):
+            raise ConfigError(f"--verify is none or compile (shipped kernels are never executed), got {args.verify!r}")
+        opts = BuildOptions("real", real_sources=args.sources, verify=args.verify)
+        subset = Sample(max_kernels=args.limit, stride=_stride(args.stride) or None)
     except ConfigError as exc:
         print(f"python -m builder.real: error: {exc}", file=sys.stderr)
         return 2
     summary, start = Summary(), time.perf_counter()
     try:
-        got = list(rows(opts, summary))
+        got = list(rows(opts, subset, summary))
         if args.out:
             _write(got, Path(args.out))
     except KeyboardInterrupt:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 
 from builder import GENERATOR_VERSION
+from builder.config import BuildOptions
 from builder.errors import ConfigError
 from builder.layout import sha256_text
 from builder.real.decontam import builtins, normalized_sha256
@@ -21,31 +22,30 @@ from builder.schema import TARGETS, features
 from builder.shipped.modules import SOURCES, ShippedModule, modules, runs_code_at_import
 
 REAL_CONFIGS = ("cuda-forward", "cuda-backward", "cpu")
-VERIFY = ("none", "compile")
+IMPORT_TIMEOUT = 120.0  # seconds for one shipped module's import in its own process
 BATCH_KERNELS = 24  # kernels collected before their units are compiled together
 
 
+def evidence(verify: str) -> str:
+    """The evidence a shipped row carries for the build's ``--verify``: compiled, never executed (a shipped kernel's
+    inputs are its example's or test's own, which a row does not hold), or none."""
+    return "none" if verify == "none" else "compile"
+
+
 @dataclass(frozen=True)
-class RealOptions:
-    sources: tuple[str, ...] = tuple(SOURCES)
-    max_kernels: int | None = None  # cap (for tests and samples); None: every kernel
-    module_stride: dict | None = None  # {source: k}: keep every k-th module of that source (a timing sample)
-    only_modules: tuple[str, ...] | None = None  # dotted module names to keep (tests)
-    verify: str = "compile"
-    import_timeout: float = 120.0
+class Sample:
+    """A smaller set of shipped kernels than the build's (``python -m builder.real`` timings, tests)."""
+
+    modules: tuple[str, ...] | None = None  # dotted module names to keep (a shard's modules); None: all
+    max_kernels: int | None = None  # stop after this many kernels; None: every kernel
+    stride: dict[str, int] | None = None  # {source: k}: keep every k-th module of that source
 
     def __post_init__(self) -> None:
-        if isinstance(self.sources, str):
-            object.__setattr__(self, "sources", tuple(s for s in self.sources.split(",") if s))
-        bad = [s for s in self.sources if s not in SOURCES]
-        if bad or not self.sources:
-            raise ConfigError(f"unknown real-kernel sources {bad}; valid: {', '.join(SOURCES)}")
         if self.max_kernels is not None and (not isinstance(self.max_kernels, int) or self.max_kernels < 1):
             raise ConfigError(f"max_kernels must be a positive integer or None, got {self.max_kernels!r}")
-        if self.verify not in VERIFY:
-            raise ConfigError(f"real rows verify with {VERIFY}, got {self.verify!r} (they are never executed)")
-        if not self.import_timeout > 0:
-            raise ConfigError(f"import_timeout must be positive, got {self.import_timeout!r}")
+        bad = {s: k for s, k in (self.stride or {}).items() if s not in SOURCES or not isinstance(k, int) or k < 1}
+        if bad:
+            raise ConfigError(f"bad stride {bad}: SOURCE=K with SOURCE one of {', '.join(SOURCES)} and K >= 1")
 
 
 @dataclass
@@ -124,37 +124,39 @@ def record(
     }
 
 
-def rows(opts: RealOptions, summary: Summary | None = None) -> Iterator[dict]:
-    """Every row of the real config, in order; ``summary`` (when given) is filled as they go."""
+def rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary | None = None) -> Iterator[dict]:
+    """Every row of the real config for the build options ``opts`` (its ``real_sources``, its ``verify`` as
+    ``evidence`` maps it), in order, within ``sample``; ``summary`` (when given) is filled as they go."""
     from builder.warp_backend import codegen, real_compile, real_import
 
     summary = summary if summary is not None else Summary()
+    verify = evidence(opts.verify)
     wdir = real_import.warp_dir()
-    mods = modules(wdir, opts.sources)
-    for source, k in sorted((opts.module_stride or {}).items()):
+    mods = modules(wdir, opts.real_sources)
+    for source, k in sorted((sample.stride or {}).items()):
         mods = [m for m in mods if m.source != source or _nth(mods, m, source) % k == 0]
-    if opts.only_modules is not None:
-        mods = [m for m in mods if m.name in opts.only_modules]
+    if sample.modules is not None:
+        mods = [m for m in mods if m.name in sample.modules]
     tc = {"warp": codegen.toolchain()["warp"], **{t: codegen.toolchain_json(t) for t in ("cuda", "cpu")}}
     names = list(features("real"))
     seen: set[str] = set()
     pending: list[tuple[ShippedModule, object]] = []
     taken = 0
     for mod in mods:
-        if opts.max_kernels is not None and taken >= opts.max_kernels:
+        if sample.max_kernels is not None and taken >= sample.max_kernels:
             break
         if mod.source == "examples" and runs_code_at_import(_text(wdir, mod)):
             # examples are imported only when that runs none of their work (tests and library only register)
             summary.modules_skipped["example runs code at import (no __main__ guard)"] += 1
             continue
-        res = real_import.collect(mod, wdir, REAL_CONFIGS, opts.import_timeout)
+        res = real_import.collect(mod, wdir, REAL_CONFIGS, IMPORT_TIMEOUT)
         if res.skipped:
             summary.modules_skipped[res.skipped] += 1
             continue
         summary.modules[mod.source] += 1
         summary.kernels_skipped.update(res.not_emitted)
         for kernel in res.kernels:
-            if opts.max_kernels is not None and taken >= opts.max_kernels:
+            if sample.max_kernels is not None and taken >= sample.max_kernels:
                 break
             if kernel.unresolved:
                 summary.kernels_skipped["source not self-contained: reads names local to a function or class"] += 1
@@ -166,9 +168,9 @@ def rows(opts: RealOptions, summary: Summary | None = None) -> Iterator[dict]:
             taken += 1
             pending.append((mod, kernel))
         if len(pending) >= BATCH_KERNELS:
-            yield from _finish(pending, opts, tc, names, seen, summary, real_compile)
+            yield from _finish(pending, verify, tc, names, seen, summary, real_compile)
             pending = []
-    yield from _finish(pending, opts, tc, names, seen, summary, real_compile)
+    yield from _finish(pending, verify, tc, names, seen, summary, real_compile)
 
 
 def _text(wdir: str, mod: ShippedModule) -> str:
@@ -181,14 +183,14 @@ def _nth(mods: list[ShippedModule], mod: ShippedModule, source: str) -> int:
     return [m for m in mods if m.source == source].index(mod)
 
 
-def _finish(pending, opts: RealOptions, tc: dict, names: list[str], seen: set[str], summary: Summary, real_compile):
+def _finish(pending, verify: str, tc: dict, names: list[str], seen: set[str], summary: Summary, real_compile):
     """Compile a group of kernels' units and yield their rows."""
     recs, jobs = [], []
     for mod, kernel in pending:
         for config in REAL_CONFIGS:
             if config not in kernel.units:
                 continue
-            rec = record(mod, kernel, config, kernel.units[config], opts.verify, tc["warp"])
+            rec = record(mod, kernel, config, kernel.units[config], verify, tc["warp"])
             n = 2
             while rec["id"] in seen:  # one Python module may hold equal keys in several Warp modules
                 rec["id"] = f"real/test/{mod.name}:{kernel.key}{kernel.signature}~{n}/{config}"
@@ -198,12 +200,12 @@ def _finish(pending, opts: RealOptions, tc: dict, names: list[str], seen: set[st
             job = real_compile.CompileJob(target, rec["module_source"], (rec["entry_point"],))
             recs.append((mod, config, rec, job))
             jobs.append(job)
-    if opts.verify == "compile":
+    if verify == "compile":
         real_compile.compile_jobs(jobs)
     kept = set()
     for mod, config, rec, job in recs:
         cuda = rec["target"] == "cuda"
-        if opts.verify == "compile":
+        if verify == "compile":
             if not job.compiled:
                 summary.rows_skipped[job.error.split(":")[0] + " failed"] += 1
                 continue
@@ -227,15 +229,6 @@ def codegen_arch() -> int:
     from builder.warp_backend import codegen
 
     return codegen.CUDA_ARCH
-
-
-def shard_rows(opts, modules: tuple[str, ...], summary: Summary | None = None) -> Iterator[dict]:
-    """The rows of one shard of the real config (``builder.dataset.plan.real_shards``): the kernels of
-    ``modules``, for the build options ``opts`` (verify none, or compile: real rows are never executed)."""
-    real = RealOptions(
-        sources=opts.real_sources, only_modules=modules, verify="none" if opts.verify == "none" else "compile"
-    )
-    yield from rows(real, summary)
 
 
 def report(summary: Summary, stream=None) -> None:

@@ -8,7 +8,7 @@ source up here and call the protocol; none of them branches on a config's name.
 
 from __future__ import annotations
 
-from builder.config import BuildOptions
+from builder.config import BuildOptions, BuildRequest
 from builder.dataset.plan import Shard
 from builder.schema import CONFIGS
 from builder.sources.base import RowSource
@@ -29,9 +29,9 @@ def source_named(name: str) -> RowSource:
     return _BY_NAME[name]
 
 
-def grouped(options: list[BuildOptions]) -> list[tuple[RowSource, tuple[BuildOptions, ...]]]:
+def grouped(request: BuildRequest) -> list[tuple[RowSource, tuple[BuildOptions, ...]]]:
     """A build's options by source, in ``SOURCES`` order (sources with no config in the build left out)."""
-    out = [(s, tuple(o for o in options if source_of(o.config) is s)) for s in SOURCES]
+    out = [(s, tuple(o for o in request if source_of(o.config) is s)) for s in SOURCES]
     return [(s, opts) for s, opts in out if opts]
 
 
@@ -40,6 +40,6 @@ def plan(opts: BuildOptions) -> list[Shard]:
     return source_of(opts.config).plan(opts)
 
 
-def build_plan(options: list[BuildOptions]) -> list[Shard]:
+def build_plan(request: BuildRequest) -> list[Shard]:
     """The shards of a build of several configs: each source's shards once, in ``SOURCES`` order."""
-    return [shard for source, opts in grouped(options) for shard in source.plan(opts[0])]
+    return [shard for source, opts in grouped(request) for shard in source.plan(opts[0])]

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from builder.config import BuildOptions
 from builder.dataset.plan import Shard, real_shards
+from builder.real.rows import Sample, Summary, evidence, report, rows
 from builder.sources.base import RowSource
 from builder.validate.evidence import BuiltinCoverage, Verification
 from builder.validate.ids import UniqueIds
@@ -26,10 +27,8 @@ class ShippedSource(RowSource):
         return real_shards(opts)
 
     def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
-        from builder.real.rows import Summary, shard_rows  # imports Warp: only when rows are made
-
         counts = Summary()
-        yield from shard_rows(opts, shard.modules, counts)
+        yield from rows(opts, Sample(modules=shard.modules), counts)  # Warp is imported here, when rows are made
         summary.update(counts.to_json())
 
     def checks(self, config: str) -> list:
@@ -45,11 +44,10 @@ class ShippedSource(RowSource):
         ]
 
     def size(self, opts: BuildOptions, split: str, n: int) -> str:
-        # the default --verify execute means "compile" here: shipped kernels' inputs are unknown, so never run
-        done = {"execute": ", compiled (shipped kernels are never executed)", "compile": ", compiled"}
-        return f"{split}={n}{done.get(opts.verify, '')}"
+        if evidence(opts.verify) == "none":
+            return f"{split}={n}"
+        never = " (shipped kernels are never executed)" if opts.verify == "execute" else ""
+        return f"{split}={n}, compiled{never}"
 
     def report(self, summaries: list[dict]) -> None:
-        from builder.real.rows import Summary, report
-
         report(Summary.merged(summaries))

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from builder.cli import main
-from builder.commands.build import options_from
+from builder.commands.build import request_from
 from builder.config import BuildOptions, cli_default, user_fields
 from tests.dataset.helpers import SMALL, env_for, leftovers, run, start
 
@@ -59,10 +59,10 @@ def test_cli_arguments_and_builder_config_come_from_build_options():
     for f in user_fields():
         assert getattr(args, f.name) == cli_default(f), f.name
         assert getattr(config, f.name) == f.default, f.name
-    assert options_from(args)[0] == BuildOptions(config="cuda-forward")
+    assert next(iter(request_from(args))) == BuildOptions(config="cuda-forward")
     assert config.options == BuildOptions(config="cpu")
     # the same parsing on both sides: a trailing comma is accepted by both
-    cli = options_from(parser().parse_args(["build", "--categories", "vector,", "--configs", "cpu"]))[0]
+    cli = request_from(parser().parse_args(["build", "--categories", "vector,", "--configs", "cpu"])).options
     from warp_cuda_ir import WarpCudaIR
 
     assert cli.categories == WarpCudaIR(config_name="cpu", categories="vector,").config.options.categories

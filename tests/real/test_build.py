@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from builder.config import BuildOptions
+from builder.config import BuildOptions, BuildRequest
 from builder.schema import features
 from builder.sources import build_plan, plan
 from tests.dataset.helpers import env_for, leftovers, run
@@ -35,8 +35,10 @@ def test_real_shards_partition_the_module_list_whatever_the_engine():
         m for s in plan(BuildOptions("real", **_six())) for m in s.modules
     ]
     assert len({m for s in shards for m in s.modules}) == 6 and all(s.rows == 0 for s in shards)
-    both = build_plan([BuildOptions("cpu", num_train=4, num_validation=1, num_test=1), opts])
-    assert [s.config for s in both] == [None, None, None, "real", "real", "real", "real"]
+    both = build_plan(
+        BuildRequest.of(("cpu", "real"), num_train=4, num_validation=1, num_test=1, **_six(), num_shards=4)
+    )
+    assert [s.config for s in both] == [None] * 6 + ["real"] * 4  # --num-shards 4 applies to both sources
     assert BuildOptions("real", num_train=0, num_validation=0, num_test=0).real_modules == 0  # sizes do not apply
 
 

@@ -1,6 +1,9 @@
 """Collecting shipped modules (in child processes) gives deterministic ids; real rows compile; opt-outs hold."""
 
-from builder.real.rows import RealOptions, Summary, rows
+import pytest
+
+from builder.config import BuildOptions
+from builder.real.rows import Sample, Summary, rows
 from builder.schema import columns, features
 from builder.shipped.modules import modules
 from builder.warp_backend import codegen, real_import
@@ -30,8 +33,8 @@ def test_collection_is_deterministic_and_in_source_order():
 
 def test_real_rows_compile_and_opt_outs_have_no_backward_row():
     summary = Summary()
-    opts = RealOptions(sources="examples", only_modules=MODULES[:2], verify="compile")
-    got = list(rows(opts, summary))
+    opts, subset = BuildOptions("real", real_sources="examples", verify="compile"), Sample(modules=MODULES[:2])
+    got = list(rows(opts, subset, summary))
     assert got and all(r["compiled"] for r in got)
     assert all(list(r) == list(columns("real")) for r in got)
     for r in got:
@@ -51,11 +54,13 @@ def test_real_rows_compile_and_opt_outs_have_no_backward_row():
     dem = {r["id"] for r in got if "example_dem" in r["id"]}
     assert "real/test/warp.examples.core.example_dem:integrate/cuda-backward" in dem
     assert summary.rows_skipped == {} and summary.kernels["examples"] == 4
-    assert [r["id"] for r in rows(opts)] == [r["id"] for r in got]
+    assert [r["id"] for r in rows(opts, subset)] == [r["id"] for r in got]
 
 
 def test_python_source_stands_alone_and_emits_the_same_kernel():
-    got = list(rows(RealOptions(sources="examples", only_modules=MODULES[:1], verify="none", max_kernels=1)))
+    got = list(
+        rows(BuildOptions("real", real_sources="examples", verify="none"), Sample(modules=MODULES[:1], max_kernels=1))
+    )
     row = next(r for r in got if r["target"] == "cuda" and r["pass"] == "forward")
     assert row["python_source"].startswith("import warp as wp\n")
     again = codegen.emit("again", row["python_source"], "t_real_again", ("cuda-forward",), kernel=row["kernel_name"])
@@ -100,3 +105,14 @@ def test_class_bound_library_kernel_stands_alone():
     again = codegen.emit("again", kernel.python_source, "t_trimesh_again", ("cuda-forward",), kernel=kernel.key)
     body = [line for line in again["cuda-forward"].ir.splitlines() if not line.lstrip().startswith("//")]
     assert body == [line for line in kernel.units["cuda-forward"][1].splitlines() if not line.lstrip().startswith("//")]
+
+
+def test_a_bad_sample_is_refused_and_execute_means_compiled():
+    from builder.errors import ConfigError
+    from builder.real.rows import evidence
+
+    with pytest.raises(ConfigError, match="max_kernels must be a positive integer"):
+        Sample(max_kernels=0)
+    with pytest.raises(ConfigError, match="bad stride"):
+        Sample(stride={"docs": 2})
+    assert [evidence(v) for v in ("none", "compile", "execute")] == ["none", "compile", "compile"]

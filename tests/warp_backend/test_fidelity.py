@@ -10,7 +10,7 @@ import pytest
 from builder.config import BuildOptions
 from builder.dataset.records import rows
 from builder.grammar.policy import CATEGORIES
-from builder.real.rows import RealOptions
+from builder.real.rows import Sample
 from builder.real.rows import rows as real_rows
 from builder.validate.fidelity import differences, reference_key
 from builder.warp_backend import public
@@ -55,11 +55,7 @@ def test_a_row_that_differs_from_warp_is_named(generated):
 
 
 def test_real_rows_hold_the_function_warp_writes_for_the_shipped_module():
-    opts = RealOptions(
-        sources="examples,library",
-        only_modules=("warp.examples.core.example_dem", "warp._src.optim.adam"),
-        verify="none",
-    )
-    found = list(real_rows(opts))
+    opts = BuildOptions("real", real_sources="examples,library", verify="none")
+    found = list(real_rows(opts, Sample(modules=("warp.examples.core.example_dem", "warp._src.optim.adam"))))
     assert {r["target"] for r in found} == {"cuda", "cpu"} and len(found) >= 6
     assert _check(found) == []

@@ -21,10 +21,15 @@ LAYERS = [
     ("hub", "commands", "cli"),
 ]
 RANK = {pkg: n for n, layer in enumerate(LAYERS) for pkg in layer}
+# the card (a package beside builder) renders a finished folder: only the commands on top may call it; the build
+# is handed its renderer (builder.dataset.folder.build_folder(card=...))
+RANK["dataset_card"] = RANK["commands"]
 
 
 def _package(module: str) -> str | None:
     parts = module.split(".")
+    if parts[0] == "dataset_card":
+        return "dataset_card"
     return parts[1] if len(parts) > 1 and parts[0] == "builder" else None
 
 

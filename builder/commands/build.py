@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if args.engine == "local":  # a Ray cluster's workers may have what this machine lacks (a GPU, compilers)
         _require(request)
     from builder.dataset.folder import build_folder
+    from dataset_card.render import render
 
     try:
         stats = build_folder(
@@ -83,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
             engine=args.engine,
             address=args.address,
             resume=args.resume,
+            card=render,
         )
     except (KeyboardInterrupt, ConfigError, FileExistsError):
         raise

@@ -12,6 +12,7 @@ import shutil
 import sys
 import tempfile
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from builder.config import BuildRequest
@@ -22,6 +23,8 @@ from builder.dataset.shards import ShardJob
 from builder.sources import build_plan, grouped
 from builder.warp_backend import codegen
 
+# writes README.md and its plots into a folder of finished shards, for the build that wrote them
+CardRenderer = Callable[[Path, BuildRequest], object]
 WARN_ABOVE = 3600.0  # seconds: a build expected to run longer says so before it starts
 
 
@@ -48,7 +51,10 @@ def build_folder(
     engine: str = "local",
     address: str | None = None,
     resume: bool = False,
+    card: CardRenderer,
 ) -> dict[str, dict[str, int]]:
+    """Build ``request`` into ``out`` and return its rows per config and split. ``card`` writes the folder's card
+    (``dataset_card.render``: handed in by the command, so the build does not import what sits above it)."""
     dest = open_destination(str(out), request, overwrite, resume)  # checks; writes nothing
     # named before it exists, so the cleanup below knows it whenever a signal lands
     work = Path(tempfile.gettempdir()) / f"warp_cuda_ir_build_{uuid.uuid4().hex[:12]}"
@@ -66,7 +72,7 @@ def build_folder(
             records = _run(request, dest, runner, evidence, resume)
         finally:
             runner.close()
-        _finish(dest, request, records)
+        _finish(dest, request, records, card)
         done = True
         return _stats(request, records)
     except interrupts.Interrupted as exc:
@@ -136,9 +142,7 @@ def _warn(message: str) -> None:
     print(f"warp-cuda-ir: warning: {message}", file=sys.stderr, flush=True)
 
 
-def _finish(dest, request: BuildRequest, records: list[dict]) -> None:
-    from dataset_card.render import render
-
+def _finish(dest, request: BuildRequest, records: list[dict], card: CardRenderer) -> None:
     dest.store.sweep()
     shard_files = {f["path"] for r in records for f in r["files"]}
     folder = dest.local_folder()
@@ -149,7 +153,7 @@ def _finish(dest, request: BuildRequest, records: list[dict]) -> None:
             for path in sorted(shard_files):
                 (folder / path).parent.mkdir(parents=True, exist_ok=True)
                 (folder / path).write_bytes(dest.store.get(path))
-        render(folder, request=request)
+        card(folder, request)
         extra = {p: (folder / p).read_bytes() for p in sorted(_files(folder) - shard_files)}
         if dest.local_folder() is None:
             for p, data in extra.items():

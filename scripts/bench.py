@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from builder.config import BuildOptions
-from builder.dataset.records import emitted_configs, rows
+from builder.dataset.records import emitted_configs, generated_rows
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
 from builder.schema import TARGETS
@@ -118,7 +118,7 @@ def memory_profile(n: int, verify_level: str) -> list[tuple[int, float]]:
             verify=verify_level,
             evidence_dir=evidence,
         )
-        for k, _ in enumerate(rows(opts, "train", 0, n), start=1):
+        for k, _ in enumerate(generated_rows(opts, "train", 0, n), start=1):
             if k in marks:
                 out.append((k, rss_mib()))
                 print(f"(e) {k} rows: {out[-1][1]:.0f} MiB", file=sys.stderr, flush=True)  # long runs show progress

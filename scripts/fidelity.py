@@ -15,7 +15,7 @@ import sys
 import time
 
 from builder.config import BuildOptions
-from builder.dataset.records import rows
+from builder.dataset.records import generated_rows
 from builder.validate.fidelity import differences, reference_key
 from builder.warp_backend import public
 
@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
         opts = BuildOptions(
             config=config, seed=args.seed, num_train=args.rows, num_validation=0, num_test=0, verify="none"
         )
-        found[config] = list(rows(opts, "train", 0, args.rows))
+        found[config] = list(generated_rows(opts, "train", 0, args.rows))
     keys = sorted({reference_key(r) for rs in found.values() for r in rs})
     start = time.perf_counter()
     references = dict(zip(keys, public.public_units(keys, workers=args.workers)))

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from builder.analysis.realism import Corpus
-from builder.analysis.report import markdown, metrics, real_corpora, real_weights
+from builder.analysis.realism_table import markdown, metrics, real_corpora, real_weights
 from builder.grammar.sample import sample
 
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from builder.config import BuildOptions
-from builder.dataset.records import rows
+from builder.dataset.records import generated_rows
 
 GOLDEN = Path(__file__).parent / "golden" / "rows.json"
 CONFIGS = ("cuda-forward", "cuda-backward", "cpu")
@@ -19,7 +19,8 @@ def current() -> dict:
     for cfg in CONFIGS:
         opts = BuildOptions(config=cfg, seed=1234, num_train=4, num_validation=0, num_test=0, verify="none")
         out[cfg] = [
-            [r["id"], r["source_sha256"], r["ir_sha256"], r["normalized_sha256"]] for r in rows(opts, "train", 0, 4)
+            [r["id"], r["source_sha256"], r["ir_sha256"], r["normalized_sha256"]]
+            for r in generated_rows(opts, "train", 0, 4)
         ]
     return out
 

@@ -198,7 +198,7 @@ def test_executed_struct_programs_release_their_modules():
 
 def test_kernels_without_an_adjoint_have_no_backward_rows():
     from builder.config import BuildOptions
-    from builder.dataset.records import rows
+    from builder.dataset.records import generated_rows
 
     index = next(i for i in range(300) if not sample(23, "train", i, CATEGORIES).program.backward)
     program = sample(23, "train", index, CATEGORIES).program
@@ -206,7 +206,7 @@ def test_kernels_without_an_adjoint_have_no_backward_rows():
 
     def built(config):
         opts = BuildOptions(config=config, seed=23, num_train=index + 1, num_validation=0, num_test=0)
-        return list(rows(opts, "train", index, index + 1))
+        return list(generated_rows(opts, "train", index, index + 1))
 
     (forward,) = built("cuda-forward")
     assert forward["executed"] and "_cuda_kernel_forward" in forward["ir"]
@@ -234,11 +234,11 @@ def test_tile_units_built_for_their_block_dim_compile_beside_others():
 
 def test_tile_rows_record_the_block_dim_their_units_are_built_for():
     from builder.config import BuildOptions
-    from builder.dataset.records import rows
+    from builder.dataset.records import generated_rows
 
     def first(config):
         opts = BuildOptions(config=config, seed=4, num_train=2, num_validation=0, num_test=0, categories=("tile",))
-        return next(rows(opts, "train", 0, 2))
+        return next(generated_rows(opts, "train", 0, 2))
 
     fwd, cpu = first("cuda-forward"), first("cpu")
     assert fwd["block_dim"] in (32, 64) and fwd["block_dim"] == cpu["block_dim"]

@@ -49,7 +49,7 @@ def _check_isolation() -> None:
 
 def run(args: argparse.Namespace) -> int:
     from builder import GENERATOR_VERSION
-    from builder.evaluate import data, predictions, preprocess, report, sandbox
+    from builder.evaluate import data, predictions, preprocess, sandbox, scores
     from builder.evaluate.functional import Evaluator
 
     if args.num_proc < 1:
@@ -77,9 +77,9 @@ def run(args: argparse.Namespace) -> int:
         results = evaluator.evaluate(preds)
     finally:
         evaluator.close()
-    rep = report.build(args.config, args.split, len(rows), results, {k: r["category"] for k, r in used.items()})
-    report.write(rep, Path(args.out))
-    print(report.table(rep))
+    rep = scores.build(args.config, args.split, len(rows), results, {k: r["category"] for k, r in used.items()})
+    scores.write(rep, Path(args.out))
+    print(scores.table(rep))
     if not rep["functional_evaluated"]:
         print("warp-cuda-ir: no GPU: functional is null for CUDA rows (compile stage only)", file=sys.stderr)
     print(f"wrote {args.out}")

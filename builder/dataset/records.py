@@ -51,13 +51,13 @@ def emitted_configs(program: Program, configs: tuple[str, ...]) -> tuple[str, ..
     return tuple(c for c in configs if program.backward or c != "cuda-backward")
 
 
-def rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict]:
+def generated_rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict]:
     """Rows ``start..stop-1`` of ``split`` for ``opts.config``, verified in chunks; a program whose kernel
     has no adjoint gives no cuda-backward row (``emitted_configs``)."""
     if opts.config == "standalone":  # one row per program, two whole programs built around its units
         from builder.dataset import standalone_rows
 
-        yield from standalone_rows.rows(opts, split, start, stop, sample)
+        yield from standalone_rows.program_rows(opts, split, start, stop, sample)
         return
     gpu = opts.config == "gpu-verified"
     passes = ("cuda-forward", "cuda-backward") if gpu else (opts.config,)

@@ -162,7 +162,7 @@ def invalid_reason(level: str, built: Built) -> str:
     return ""
 
 
-def rows(opts: BuildOptions, split: str, start: int, stop: int, sample) -> Iterator[dict]:
+def program_rows(opts: BuildOptions, split: str, start: int, stop: int, sample) -> Iterator[dict]:
     """Rows ``start..stop-1`` of ``split``: one per drawn program that has a standalone form and passes its checks
     (``opts.on_invalid`` says what happens to one that fails)."""
     skipped: Counter[str] = Counter()

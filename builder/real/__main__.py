@@ -18,7 +18,7 @@ from pathlib import Path
 from builder.config import BuildOptions
 from builder.errors import ConfigError
 from builder.grammar.sample import sample
-from builder.real.rows import Sample, Summary, rows
+from builder.real.rows import Sample, Summary, shipped_rows
 
 
 def _stride(text: str) -> dict[str, int]:
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     summary, start = Summary(), time.perf_counter()
     try:
-        got = list(rows(opts, subset, summary))
+        got = list(shipped_rows(opts, subset, summary))
         if args.out:
             _write(got, Path(args.out))
     except KeyboardInterrupt:
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _decontam(got: list[dict], n: int) -> None:
     from builder.grammar.policy import CATEGORIES
-    from builder.real.decontam import decontaminate
+    from builder.real.overlap import decontaminate
     from builder.schema import SPLITS
 
     synthetic = [(f"{s}/0/{i}", sample(0, s, i, CATEGORIES).program.source) for s in SPLITS for i in range(n)]

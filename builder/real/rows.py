@@ -17,9 +17,9 @@ from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
 from builder.errors import ConfigError
 from builder.layout import sha256_text
-from builder.real.decontam import builtins, normalized_sha256
+from builder.real.overlap import builtins, normalized_sha256
 from builder.schema import TARGETS, features
-from builder.shipped.modules import SOURCES, ShippedModule, modules, runs_code_at_import
+from builder.shipped.modules import SOURCES, ShippedModule, modules, runs_code_at_import, strided
 
 REAL_CONFIGS = ("cuda-forward", "cuda-backward", "cpu")
 IMPORT_TIMEOUT = 120.0  # seconds for one shipped module's import in its own process
@@ -124,7 +124,7 @@ def record(
     }
 
 
-def rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary | None = None) -> Iterator[dict]:
+def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary | None = None) -> Iterator[dict]:
     """Every row of the real config for the build options ``opts`` (its ``real_sources``, its ``verify`` as
     ``evidence`` maps it), in order, within ``sample``; ``summary`` (when given) is filled as they go."""
     from builder.warp_backend import codegen, real_compile, real_import
@@ -133,8 +133,7 @@ def rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary | None 
     verify = evidence(opts.verify)
     wdir = real_import.warp_dir()
     mods = modules(wdir, opts.real_sources)
-    for source, k in sorted((sample.stride or {}).items()):
-        mods = [m for m in mods if m.source != source or _nth(mods, m, source) % k == 0]
+    mods = strided(mods, sample.stride or {})
     if sample.modules is not None:
         mods = [m for m in mods if m.name in sample.modules]
     tc = {"warp": codegen.toolchain()["warp"], **{t: codegen.toolchain_json(t) for t in ("cuda", "cpu")}}
@@ -177,10 +176,6 @@ def _text(wdir: str, mod: ShippedModule) -> str:
     from pathlib import Path
 
     return (Path(wdir).parent / mod.path).read_text(encoding="utf-8")
-
-
-def _nth(mods: list[ShippedModule], mod: ShippedModule, source: str) -> int:
-    return [m for m in mods if m.source == source].index(mod)
 
 
 def _finish(pending, verify: str, tc: dict, names: list[str], seen: set[str], summary: Summary, real_compile):

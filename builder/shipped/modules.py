@@ -7,6 +7,7 @@ order is the sorted dotted name, so ids and row order do not depend on the file 
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,11 +59,16 @@ def modules(warp_dir: Path, sources: tuple[str, ...] = tuple(SOURCES)) -> list[S
     return out
 
 
-def sample(mods: list[ShippedModule], source: str, every: int) -> list[ShippedModule]:
-    """Every ``every``-th module of one source (a stratified, deterministic sample for timing a build)."""
-    if every < 1:
-        raise ConfigError(f"sampling stride must be a positive integer, got {every!r}")
-    return [m for m in mods if m.source != source] + [m for m in mods if m.source == source][::every]
+def strided(mods: list[ShippedModule], stride: dict[str, int]) -> list[ShippedModule]:
+    """Every k-th module of each source in ``stride`` ({source: k}), the rest kept, order unchanged: a
+    deterministic sample for timing a build."""
+    seen: Counter = Counter()
+    out = []
+    for m in mods:
+        n, seen[m.source] = seen[m.source], seen[m.source] + 1
+        if n % stride.get(m.source, 1) == 0:
+            out.append(m)
+    return out
 
 
 # Top-level calls that only declare or configure (an example may make them at import without running anything).

@@ -15,11 +15,11 @@ from builder.dataset.plan import Shard, split_shards
 from builder.errors import GPURequired
 from builder.schema import GENERATED_CONFIGS, SPLITS
 from builder.sources.base import RowSource
+from builder.validate.dead_code import Live
 from builder.validate.evidence import BuiltinCoverage, CategoryBalance, Verification
 from builder.validate.ids import DuplicatesAcrossSplits, DuplicatesWithinSplit, UniqueIds
-from builder.validate.liveness import Live
 from builder.validate.near_duplicates import NearDuplicates
-from builder.validate.rows import Hashes, IrFunction, NonEmpty, Placement
+from builder.validate.row_checks import Hashes, IrFunction, NonEmpty, Placement
 from builder.validate.standalone import StandaloneEvidence, StandaloneText
 
 # configs that are not one row per program: a kernel without an adjoint has no backward row, gpu-verified has two
@@ -36,9 +36,9 @@ class GeneratedSource(RowSource):
         return [s for split in SPLITS for s in split_shards(opts, split)]
 
     def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
-        from builder.dataset.records import rows  # imports Warp: only when rows are made
+        from builder.dataset.records import generated_rows  # imports Warp: only when rows are made
 
-        yield from rows(opts, shard.split, shard.start, shard.stop)
+        yield from generated_rows(opts, shard.split, shard.start, shard.stop)
 
     def checks(self, config: str) -> list:
         if config == "standalone":  # whole programs instead of an ir column, and their own evidence

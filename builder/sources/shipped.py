@@ -11,11 +11,11 @@ from collections.abc import Iterator
 
 from builder.config import BuildOptions
 from builder.dataset.plan import Shard, real_shards
-from builder.real.rows import Sample, Summary, evidence, report, rows
+from builder.real.rows import Sample, Summary, evidence, report, shipped_rows
 from builder.sources.base import RowSource
 from builder.validate.evidence import BuiltinCoverage, Verification
 from builder.validate.ids import UniqueIds
-from builder.validate.rows import Hashes, IrFunction, NonEmpty, Placement
+from builder.validate.row_checks import Hashes, IrFunction, NonEmpty, Placement
 
 
 class ShippedSource(RowSource):
@@ -28,7 +28,7 @@ class ShippedSource(RowSource):
 
     def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
         counts = Summary()
-        yield from rows(opts, Sample(modules=shard.modules), counts)  # Warp is imported here, when rows are made
+        yield from shipped_rows(opts, Sample(modules=shard.modules), counts)  # imports Warp, when rows are made
         summary.update(counts.to_json())
 
     def checks(self, config: str) -> list:

@@ -24,7 +24,7 @@ from builder.validate.decontam import Decontamination
 from builder.validate.fidelity import FIDELITY_SAMPLE, Fidelity
 from builder.validate.load import load
 from builder.validate.regenerate import Determinism
-from builder.validate.report import Report
+from builder.validate.results import Report
 from builder.validate.schema import Schema, has_all_columns
 from builder.validate.shards import Shards
 from builder.validate.standalone import StandaloneRun

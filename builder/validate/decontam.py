@@ -1,6 +1,6 @@
 """The ``real`` config (shipped kernels, an evaluation set) shares no program with the generated splits.
 
-Run when the folder has ``real`` and at least one generated config, with ``builder.real.decontam``: every distinct
+Run when the folder has ``real`` and at least one generated config, with ``builder.real.overlap``: every distinct
 real ``python_source`` against every distinct generated one. An exact duplicate (equal source, or equal normalized
 form: identifiers by order of appearance, literals as ``N``) fails: a model trained on the generated configs
 would have seen that evaluation kernel. Near duplicates (MinHash LSH over normalized token 5-grams, confirmed
@@ -27,7 +27,7 @@ class Decontamination:
         generated = [c for c in GENERATED_CONFIGS if c in tables]
         if "real" not in tables or not generated:
             return Result(self.name, "real", "skip", "needs the real config and a generated config in one folder")
-        from builder.real.decontam import decontaminate
+        from builder.real.overlap import decontaminate
 
         real = _pairs(tables["real"])
         synthetic = [p for c in generated for p in _pairs(tables[c])]

@@ -18,7 +18,7 @@ SHINGLE = 5  # tokens per shingle
 NUM_PERM = 64
 
 
-def shingles(text: str) -> set[bytes]:
+def byte_shingles(text: str) -> set[bytes]:
     tokens = re.findall(r"\w+|[^\w\s]", text)
     return {" ".join(tokens[i : i + SHINGLE]).encode() for i in range(max(1, len(tokens) - SHINGLE + 1))}
 
@@ -39,7 +39,7 @@ class NearDuplicates(Check):
             sketches[split] = []
             for rid, src in rows:
                 m = MinHash(num_perm=NUM_PERM, seed=1)
-                m.update_batch(list(shingles(src or "")))
+                m.update_batch(list(byte_shingles(src or "")))
                 sketches[split].append((rid, m))
                 lsh.insert(f"{split}\t{len(sketches[split])}\t{rid}", m)  # the position keeps keys unique
         hits = [

@@ -10,7 +10,7 @@ import pytest
 
 from builder.analysis.coverage import group_files, read_sources, warp_package_dir, weighted_coverage
 from builder.analysis.realism import Corpus
-from builder.analysis.report import markdown, metrics
+from builder.analysis.realism_table import markdown, metrics
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,8 +61,8 @@ def test_generated_style_corpus_against_real_weights(examples):
 
 def test_analysis_never_imports_warp():
     code = (
-        "import sys, builder.analysis.report, builder.analysis.liveness\n"
-        "from builder.analysis.report import real_corpora\n"
+        "import sys, builder.analysis.realism_table, builder.analysis.liveness\n"
+        "from builder.analysis.realism_table import real_corpora\n"
         "assert not any(m == 'warp' or m.startswith('warp.') for m in sys.modules), 'warp imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)

@@ -18,7 +18,7 @@ from builder.config import BuildOptions
 from builder.evaluate import baselines
 from builder.evaluate.functional import BODY_FREE, NO_GPU
 from builder.evaluate.mutants import mutants
-from builder.real.rows import Sample, rows
+from builder.real.rows import Sample, shipped_rows
 from builder.schema import features
 from tests.conftest import has_cuda
 
@@ -31,7 +31,7 @@ DUMMY = "real/test/warp.examples.benchmarks.benchmark_graph_allocs:dummy_kernel/
 @pytest.fixture(scope="module")
 def real_folder(tmp_path_factory):
     out = tmp_path_factory.mktemp("real_fixture")
-    got = list(rows(BuildOptions("real", real_sources="examples", verify="none"), Sample(modules=MODULES)))
+    got = list(shipped_rows(BuildOptions("real", real_sources="examples", verify="none"), Sample(modules=MODULES)))
     (out / "real").mkdir()
     table = pa.Table.from_pylist(got, schema=features("real").arrow_schema)
     pq.write_table(table, out / "real" / "test-00000-of-00001.parquet")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from builder.evaluate import static
-from builder.evaluate.report import pass_at_k
+from builder.evaluate.scores import pass_at_k
 from builder.evaluate.splice import splice
 
 REF = """template <bool wp_linear_contiguous>

@@ -2,7 +2,7 @@
 
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
-from builder.real.decontam import decontaminate, normalized_sha256
+from builder.real.overlap import decontaminate, normalized_sha256
 from builder.schema import columns, features
 from builder.shipped.extract import block_dim_in_source, extract
 

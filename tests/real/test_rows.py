@@ -3,7 +3,7 @@
 import pytest
 
 from builder.config import BuildOptions
-from builder.real.rows import Sample, Summary, rows
+from builder.real.rows import Sample, Summary, shipped_rows
 from builder.schema import columns, features
 from builder.shipped.modules import modules
 from builder.warp_backend import codegen, real_import
@@ -34,7 +34,7 @@ def test_collection_is_deterministic_and_in_source_order():
 def test_real_rows_compile_and_opt_outs_have_no_backward_row():
     summary = Summary()
     opts, subset = BuildOptions("real", real_sources="examples", verify="compile"), Sample(modules=MODULES[:2])
-    got = list(rows(opts, subset, summary))
+    got = list(shipped_rows(opts, subset, summary))
     assert got and all(r["compiled"] for r in got)
     assert all(list(r) == list(columns("real")) for r in got)
     for r in got:
@@ -54,12 +54,14 @@ def test_real_rows_compile_and_opt_outs_have_no_backward_row():
     dem = {r["id"] for r in got if "example_dem" in r["id"]}
     assert "real/test/warp.examples.core.example_dem:integrate/cuda-backward" in dem
     assert summary.rows_skipped == {} and summary.kernels["examples"] == 4
-    assert [r["id"] for r in rows(opts, subset)] == [r["id"] for r in got]
+    assert [r["id"] for r in shipped_rows(opts, subset)] == [r["id"] for r in got]
 
 
 def test_python_source_stands_alone_and_emits_the_same_kernel():
     got = list(
-        rows(BuildOptions("real", real_sources="examples", verify="none"), Sample(modules=MODULES[:1], max_kernels=1))
+        shipped_rows(
+            BuildOptions("real", real_sources="examples", verify="none"), Sample(modules=MODULES[:1], max_kernels=1)
+        )
     )
     row = next(r for r in got if r["target"] == "cuda" and r["pass"] == "forward")
     assert row["python_source"].startswith("import warp as wp\n")

@@ -28,7 +28,7 @@ def rows():
     opts = BuildOptions(config="standalone", num_train=0, num_validation=0, num_test=64, on_invalid="error")
     out = {}
     for i in INDICES:
-        out[i] = list(standalone_rows.rows(opts, "test", i, i + 1, sample))
+        out[i] = list(standalone_rows.program_rows(opts, "test", i, i + 1, sample))
     return out
 
 

@@ -8,10 +8,9 @@ into its kernel cache, with only the normalizations ``public.normalize`` documen
 import pytest
 
 from builder.config import BuildOptions
-from builder.dataset.records import rows
+from builder.dataset.records import generated_rows
 from builder.grammar.policy import CATEGORIES
-from builder.real.rows import Sample
-from builder.real.rows import rows as real_rows
+from builder.real.rows import Sample, shipped_rows
 from builder.validate.fidelity import differences, reference_key
 from builder.warp_backend import public
 
@@ -25,7 +24,7 @@ def generated():
     out = []
     for config in EMITTED:
         opts = BuildOptions(config=config, num_train=n, num_validation=0, num_test=0, verify="none")
-        out += list(rows(opts, "train", 0, n))
+        out += list(generated_rows(opts, "train", 0, n))
     return out
 
 
@@ -56,6 +55,6 @@ def test_a_row_that_differs_from_warp_is_named(generated):
 
 def test_real_rows_hold_the_function_warp_writes_for_the_shipped_module():
     opts = BuildOptions("real", real_sources="examples,library", verify="none")
-    found = list(real_rows(opts, Sample(modules=("warp.examples.core.example_dem", "warp._src.optim.adam"))))
+    found = list(shipped_rows(opts, Sample(modules=("warp.examples.core.example_dem", "warp._src.optim.adam"))))
     assert {r["target"] for r in found} == {"cuda", "cpu"} and len(found) >= 6
     assert _check(found) == []

@@ -51,7 +51,7 @@ def builtins(source: str) -> list[str]:
     return builtins_in(python_tokens(source))
 
 
-def shingles(source: str, k: int = SHINGLE) -> set[str]:
+def token_shingles(source: str, k: int = SHINGLE) -> set[str]:
     toks = [t for t in normalized_tokens(source) if t.strip()]
     return {" ".join(toks[i : i + k]) for i in range(max(1, len(toks) - k + 1))}
 
@@ -90,7 +90,7 @@ def decontaminate(
     lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
     syn_shingles = {}
     for s, i in syn_src.items():
-        sh = shingles(s)
+        sh = token_shingles(s)
         syn_shingles[i] = sh
         lsh.insert(i, _minhash(sh, num_perm, MinHash))
     for s, i in real_src.items():
@@ -98,7 +98,7 @@ def decontaminate(
             report.exact_source.append((i, j))
         if (j := syn_by_norm.get(normalized_sha256(s))) is not None:
             report.exact_normalized.append((i, j))
-        sh = shingles(s)
+        sh = token_shingles(s)
         for j in lsh.query(_minhash(sh, num_perm, MinHash)):
             jac = len(sh & syn_shingles[j]) / len(sh | syn_shingles[j])
             if jac >= threshold:

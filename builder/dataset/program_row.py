@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
+from builder.dataset.columns import source_columns
 from builder.grammar.sample import Drawn
-from builder.layout import sha256_text
 from builder.warp_backend import codegen
 
 
@@ -22,7 +22,7 @@ def program_fields(opts: BuildOptions, config: str, split: str, index: int, draw
         "attempt": drawn.attempt,
         "category": program.category,
         "kernel_name": program.kernel_name,
-        "python_source": program.source,
+        **source_columns(program.source),
         "arg_names": [a.name for a in program.args],
         "arg_types": program.arg_type_strings(),
         "arg_roles": program.arg_roles(),
@@ -31,10 +31,8 @@ def program_fields(opts: BuildOptions, config: str, split: str, index: int, draw
         "launch_shape": list(program.launch_shape),
         "block_dim": program.block_dim,
         "builtins": drawn.builtins,
-        "source_lines": sum(1 for x in program.source.splitlines() if x.strip()),
         "warp_version": codegen.toolchain()["warp"],
         "generator_version": GENERATOR_VERSION,
-        "source_sha256": sha256_text(program.source),
         "normalized_sha256": drawn.normalized_sha256,
         "verify": opts.verify,
     }

@@ -7,11 +7,11 @@ from collections import Counter
 from collections.abc import Iterator
 
 from builder.config import BuildOptions
+from builder.dataset.columns import unit_columns
 from builder.dataset.program_row import program_fields
 from builder.errors import GeneratorBug
 from builder.grammar.program import Program
 from builder.grammar.sample import Drawn, sample
-from builder.layout import sha256_text
 from builder.schema import GPU_FIELDS, TARGETS, project
 from builder.warp_backend import codegen, verify
 
@@ -21,20 +21,12 @@ CHUNK = 16  # programs verified together (one compiler invocation per target)
 def base_record(
     opts: BuildOptions, config: str, split: str, index: int, drawn: Drawn, unit: codegen.Unit, target: str, pass_: str
 ) -> dict:
-    ir = unit.ir
     rec = program_fields(opts, config, split, index, drawn)
     if config == "gpu-verified":  # two rows per program
         rec["id"] += f"/{pass_}"
     return {
         **rec,
-        "target": target,
-        "pass": pass_,
-        "ir": ir,
-        "entry_point": unit.entry,
-        "module_source": unit.tu,
-        "module_options": codegen.options_json(unit.options),
-        "ir_lines": len(ir.splitlines()),
-        "ir_sha256": sha256_text(ir),
+        **unit_columns(target, pass_, unit.ir, unit.entry, unit.tu, codegen.options_json(unit.options)),
         **{k: None for k in GPU_FIELDS},
     }
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, fields
 
 from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
+from builder.dataset.columns import source_columns, unit_columns
 from builder.errors import ConfigError
-from builder.layout import sha256_text
 from builder.real.overlap import builtins, normalized_sha256
 from builder.schema import TARGETS, features
 from builder.shipped.modules import SOURCES, ShippedModule, modules, runs_code_at_import, strided
@@ -96,22 +96,13 @@ def record(
         "split": "test",
         "category": mod.source,
         "kernel_name": kernel.key,
-        "python_source": kernel.python_source,
-        "target": target,
-        "pass": pass_,
-        "ir": ir,
-        "entry_point": entry,
-        "module_source": tu,
-        "module_options": options,
+        **source_columns(kernel.python_source),
+        **unit_columns(target, pass_, ir, entry, tu, options),
         "arg_names": kernel.arg_names,
         "arg_types": kernel.arg_types,
         "builtins": builtins(kernel.python_source),
-        "source_lines": sum(1 for x in kernel.python_source.splitlines() if x.strip()),
-        "ir_lines": len(ir.splitlines()),
         "warp_version": warp_version,
         "generator_version": GENERATOR_VERSION,
-        "source_sha256": sha256_text(kernel.python_source),
-        "ir_sha256": sha256_text(ir),
         "normalized_sha256": normalized_sha256(kernel.python_source),
         "verify": verify,
         "compiled": None,

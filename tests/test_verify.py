@@ -9,7 +9,7 @@ from builder.grammar.generator import generate
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
 from builder.rng import derive_rng
-from builder.warp_backend import codegen, execute, verify
+from builder.warp_backend import codegen, compile_units, execute, verify
 
 
 def _items(target, n=6, seed=5):
@@ -103,7 +103,7 @@ def test_batches_keep_warp_helper_functions_apart():
     program = sample(5, "train", 0, CATEGORIES).program
     units = [codegen.emit(k, src.format(k=k), f"tb_{k}", ("cuda-forward",))["cuda-forward"] for k in ("ka", "kb")]
     items = [verify.Item("x", program, u.tu, 0) for u in units]
-    assert [len(b) for b in verify.name_disjoint_batches(items, 16, verify.cuda_symbols)] == [1, 1]
+    assert [len(b) for b in compile_units.name_disjoint_batches(items, 16, verify.cuda_symbols)] == [1, 1]
 
 
 def test_gpu_verified_row_evidence_path_runs_device_against_cpu():
@@ -256,11 +256,11 @@ def test_units_defining_the_same_kernel_never_share_a_compiler_run():
         "struct Body_1234abcd\n{\n};\n"
         'extern "C" {\nWP_API void remap_signal_cpu_forward(\n    wp::launch_bounds_t dim)\n{\n}\n}\n'
     )
-    names = verify.defined_names(code)
+    names = compile_units.defined_names(code)
     assert names == {"remap_signal_cuda_kernel_forward", "helper_0", "Body_1234abcd", "remap_signal_cpu_forward"}
     items = _items("cuda-forward", n=2)
     twin = verify.Item("twin", items[0].program, items[0].tu, 0)
-    batches = verify.name_disjoint_batches([items[0], twin, items[1]], 16, verify.cuda_symbols)
+    batches = compile_units.name_disjoint_batches([items[0], twin, items[1]], 16, verify.cuda_symbols)
     assert [len(b) for b in batches] == [2, 1] and twin in batches[1]
 
 

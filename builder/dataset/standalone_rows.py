@@ -24,7 +24,7 @@ from builder.dataset.program_row import program_fields
 from builder.errors import GeneratorBug
 from builder.schema import project
 from builder.standalone import host, toolchain
-from builder.warp_backend import codegen, execute, verify
+from builder.warp_backend import codegen, compile_units, execute, verify
 from builder.warp_backend import standalone as sa
 
 CONFIG = "standalone"
@@ -232,6 +232,6 @@ def _build_chunk(level: str, items: list[verify.Item], units: dict, workroot: st
     def fail(it: verify.Item, msg: str) -> None:
         built[id(it)] = Built(error=f"warp cpu load: {msg}", cpu_match=False, cuda_compiled=False)
 
-    for group in verify.name_disjoint_batches(items, CHUNK, verify.python_names):
-        verify.bisect(group, attempt, fail)
+    for group in compile_units.name_disjoint_batches(items, CHUNK, verify.python_names):
+        compile_units.bisect(group, attempt, fail)
     return built

@@ -10,7 +10,8 @@ import numpy as np
 import warp as wp
 
 from builder.warp_backend import execute
-from builder.warp_backend.verify import Item, bisect, cpu_loaded, name_disjoint_batches, python_names
+from builder.warp_backend.compile_units import bisect, name_disjoint_batches
+from builder.warp_backend.verify import Item, cpu_loaded, python_names
 
 
 def device_facts(device: str = "cuda:0") -> dict:

@@ -13,7 +13,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import shutil
 import tempfile
 import uuid
@@ -28,6 +27,14 @@ from builder.grammar.program import Program
 from builder.rng import stable_int
 from builder.schema import EXEC_FIELDS, PTX_FIELDS, TARGETS
 from builder.warp_backend import codegen, execute
+from builder.warp_backend.compile_units import (
+    bisect,
+    compile_units,
+    defined_names,
+    name_disjoint_batches,
+    ptx_entries,
+    ptx_stats,
+)
 
 
 @dataclass
@@ -65,21 +72,6 @@ class Item:
     gpu: dict = field(default_factory=dict)  # gpu-verified only
 
 
-def name_disjoint_batches(items: list[Item], size: int, names: Callable[[Item], set[str]]) -> list[list[Item]]:
-    """Greedy, order-preserving grouping so no two programs in a module define the same name."""
-    batches: list[tuple[set[str], list[Item]]] = []
-    for it in items:
-        mine = names(it)
-        for taken, batch in batches:
-            if len(batch) < size and not (taken & mine):
-                batch.append(it)
-                taken |= mine
-                break
-        else:
-            batches.append((set(mine), [it]))
-    return [b for _, b in batches]
-
-
 def python_names(it: Item) -> set[str]:
     """Kernels, functions and structs a program defines (clash when executed into one Warp module)."""
     return it.program.names
@@ -95,98 +87,26 @@ def cuda_symbols(it: Item) -> set[str]:
     return defined_names(body)
 
 
-# a top-level definition: a function (its declarator's name before the parenthesis; an extern "C" kernel or
-# CPU entry point included, as two programs may give their kernels the same name), a struct, a constant
-_DEFINED = re.compile(
-    r'^(?:extern "C" )?(?:[\w:<>,*&][\w:<>,*& ]*?\s)?[*&]?(\w+)\s*\(|^struct (\w+)|^(?:static )?__constant__ \w+ (\w+)',
-    re.M,
-)
-
-
-def defined_names(code: str) -> set[str]:
-    """Top-level names a unit's own code defines (over-approximated): two units sharing one cannot be
-    compiled as one concatenated unit."""
-    return {next(g for g in m.groups() if g) for m in _DEFINED.finditer(code)}
-
-
-def bisect(batch: list[Item], attempt: Callable[[list[Item]], None], on_fail: Callable[[Item, str], None]) -> None:
-    """Run ``attempt`` on the batch; on failure split it until single failing items remain."""
-    try:
-        attempt(batch)
-    except Exception as exc:  # noqa: BLE001 - compiler errors come in many types
-        if len(batch) == 1:
-            on_fail(batch[0], f"{type(exc).__name__}: {str(exc)[:500]}")
-            return
-        mid = len(batch) // 2
-        bisect(batch[:mid], attempt, on_fail)
-        bisect(batch[mid:], attempt, on_fail)
-
-
-_ENTRY = re.compile(r"^\.(?:visible|weak) \.entry (\w+)\(", re.M)
-
-
-def ptx_entries(ptx: str, symbols: list[str]) -> str:
-    """Just these kernels' ``.entry`` blocks (the module's constant tables are left out)."""
-    out = []
-    for m in _ENTRY.finditer(ptx):
-        if m.group(1) in symbols:
-            end = ptx.find("\n}\n", m.start())
-            out.append(ptx[m.start() : end + 3])
-    return "\n".join(out)
-
-
-def ptx_stats(entry: str) -> tuple[int, int]:
-    """(instructions, virtual registers declared) of PTX entry text."""
-    regs = sum(int(n) for n in re.findall(r"\.reg \.\w+ \s*%\w+<(\d+)>;", entry))
-    instr = sum(
-        1
-        for line in entry.splitlines()
-        if line.startswith("\t") and line.rstrip().endswith(";") and not line.lstrip().startswith((".", "//"))
-    )
-    return instr, regs
-
-
-def _splits(it: Item) -> bool:
-    try:
-        codegen.split_tu(it.tu, "cuda")
-    except ValueError:
-        return False
-    return True
-
-
 # the __global__ kernels a CUDA unit holds for a program, by pass (schema.TARGETS' suffixes)
 CUDA_ENTRIES = {"forward": "_cuda_kernel_forward", "backward": "_cuda_kernel_backward"}
 
 
 def compile_cuda(items: list[Item], batch_size: int) -> None:
-    """NVRTC-compile the items' units, concatenated in name-disjoint batches under Warp's shared prologue.
+    """NVRTC-compile the items' units in batches (``compile_units``). A unit holds both passes of its kernel, so
+    one compile gives the PTX of each (``Evidence.pass_ptx``)."""
 
-    A unit holds both passes of its kernel, so one compile gives the PTX of each (``Evidence.pass_ptx``).
-    A unit whose prologue differs from the shared one (a tile kernel's ``WP_TILE_BLOCK_DIM``) is compiled alone.
-    """
+    def compiled(it: Item, ptx: str) -> None:
+        ev = it.evidence
+        ev.compiled, ev.compile_target = True, f"sm_{codegen.CUDA_ARCH}"
+        for pass_, suffix in CUDA_ENTRIES.items():
+            entry = ptx_entries(ptx, [it.program.kernel_name + suffix])
+            if entry:
+                ev.pass_ptx[pass_] = entry
 
-    def attempt(batch: list[Item]) -> None:
-        if len(batch) == 1:
-            tu = batch[0].tu
-        else:
-            head = codegen.split_tu(batch[0].tu, "cuda")[0]
-            tu = head + "".join(codegen.split_tu(it.tu, "cuda")[1] for it in batch)
-        ptx = codegen.nvrtc_compile(tu, f"b{uuid.uuid4().hex[:12]}")
-        for it in batch:
-            ev = it.evidence
-            ev.compiled, ev.compile_target = True, f"sm_{codegen.CUDA_ARCH}"
-            for pass_, suffix in CUDA_ENTRIES.items():
-                entry = ptx_entries(ptx, [it.program.kernel_name + suffix])
-                if entry:
-                    ev.pass_ptx[pass_] = entry
-
-    def fail(it: Item, msg: str) -> None:
+    def failed(it: Item, msg: str) -> None:
         it.evidence.compiled, it.evidence.error = False, f"nvrtc: {msg}"
 
-    alone = [[it] for it in items if not _splits(it)]
-    batchable = [it for it in items if _splits(it)]
-    for batch in name_disjoint_batches(batchable, batch_size, cuda_symbols) + alone:
-        bisect(batch, attempt, fail)
+    compile_units(items, "cuda", lambda it: it.tu, batch_size, compiled, failed, prefix="b")
 
 
 @contextlib.contextmanager

@@ -1,14 +1,14 @@
 """Generate (Warp Python kernel -> Warp-emitted C++/CUDA) pairs.
 
-Sub-packages by role, imported one way (docs/design.md, "Architecture"): ``rng`` and ``errors`` at the bottom;
-``grammar`` (pure Python: types, expressions, statements, policies, the program sampler) and ``shipped`` (which
-modules warp-lang ships, and how a kernel is cut out of one: pure ``ast``) -> ``warp_backend`` (the only code that
-imports Warp: the codegen adapter, compile and execute evidence, the GPU comparison, the public-pipeline
-reference) -> ``standalone`` (host code around Warp's units, pure text) -> ``sources`` (where rows come from:
-generated programs, shipped kernels), ``dataset`` (generated rows and the publishable folder), ``real`` (shipped
-kernels' rows) -> ``validate``, ``evaluate``, ``analysis`` (checks of folders, predictions and code) ->
-``commands``, ``train``, ``hub`` and ``cli``. ``config``, ``schema`` and ``layout`` (the folder format) are the
-shared definitions.
+Sub-packages by role, imported one way, bottom to top (docs/design.md, "Architecture"): ``rng``, ``errors`` and
+``tolerances``; ``grammar`` (pure Python: types, expressions, statements, the policy and its odds, the program
+sampler), ``shipped`` (which modules warp-lang ships, and how a kernel is cut out of one), ``schema`` and
+``standalone`` (host code around Warp's units, pure text); ``config`` (build options and requests) and ``layout``
+(the folder format); ``warp_backend`` (the only code that imports Warp: the codegen adapter, batched compiles,
+execute evidence, the GPU comparison, the public-pipeline reference); ``analysis`` (generated code measured against
+Warp's own); ``checks`` (row and folder checks); ``sources`` (where rows come from: ``sources.generated`` and
+``sources.shipped``); ``dataset`` (the build driver and the folder it writes) and ``validate`` (the validator);
+``evaluate`` and ``train``; ``commands``, ``hub`` and ``cli`` on top.
 """
 
 GENERATOR_VERSION = "3.0.0"

@@ -25,10 +25,10 @@ import time
 from pathlib import Path
 
 from builder.config import BuildOptions
-from builder.dataset.records import emitted_configs, generated_rows
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
 from builder.schema import TARGETS
+from builder.sources.generated.records import emitted_configs, generated_rows
 from builder.warp_backend import codegen, verify
 from warp_cuda_ir import WarpCudaIR
 

@@ -28,8 +28,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _compare(job: tuple[int, int, int]) -> list[dict]:
-    from builder.dataset.records import emitted_configs
     from builder.grammar.policy import CATEGORIES
+    from builder.sources.generated.records import emitted_configs
     from builder.warp_backend import codegen, verify
     from builder.warp_backend import gpu as gpu_verify
 

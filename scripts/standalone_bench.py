@@ -20,8 +20,8 @@ import time
 from collections import Counter
 
 from builder.config import BuildOptions
-from builder.dataset import standalone_rows
 from builder.grammar.sample import sample
+from builder.sources.generated import standalone_rows
 from builder.warp_backend import codegen, verify
 
 

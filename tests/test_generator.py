@@ -8,7 +8,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from builder.dataset.records import emitted_configs
 from builder.grammar.generator import draft, generate
 from builder.grammar.normalize import (
     _KEEP,
@@ -23,6 +22,7 @@ from builder.grammar.policy import CATEGORIES, POLICIES, Policy
 from builder.grammar.sample import STORE_DRAWS, sample
 from builder.rng import derive_rng
 from builder.schema import TARGETS
+from builder.sources.generated.records import emitted_configs
 from builder.warp_backend import codegen
 
 

@@ -9,14 +9,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "builder"
-# a package may import its own layer and those below; the rows layer's packages call each other (a source hands
-# out the validator's checks, the validator asks the sources which checks apply)
+# a package may import its own layer and those below. The rows layer: the checks (row and folder checks), the
+# row sources (each hands out the checks that apply to it), then the build driver and the validator, which both
+# call the sources
 LAYERS = [
     ("rng", "errors", "tolerances"),
     ("grammar", "shipped", "schema", "standalone"),
     ("config", "layout"),
     ("warp_backend",),
-    ("dataset", "real", "sources", "validate", "analysis"),
+    ("analysis",),
+    ("checks",),
+    ("sources",),
+    ("dataset", "validate"),
     ("evaluate", "train"),
     ("hub", "commands", "cli"),
 ]
@@ -76,3 +80,32 @@ def test_the_card_imports_nothing_above_it(path):
         if name.startswith("builder.") and not name.startswith(CARD_MAY_IMPORT)
     ]
     assert not above, f"dataset_card/{path.name} imports {above}"
+
+
+def test_the_packages_form_no_circle():
+    """Imports between packages (at the top and inside functions alike) form no cycle, even within a layer."""
+    graph: dict[str, set[str]] = {}
+    for path in [*ROOT.rglob("*.py"), *CARD.glob("*.py")]:
+        parts = (
+            ("builder", *path.relative_to(ROOT).with_suffix("").parts)
+            if CARD not in path.parents
+            else ("dataset_card",)
+        )
+        own = _package(".".join(parts))
+        if own in (None, "__init__"):
+            continue
+        graph.setdefault(own, set()).update(
+            dst for _, name in _imports(path) if (dst := _package(name)) in RANK and dst != own
+        )
+
+    def cycle_from(node: str, stack: list[str]) -> list[str] | None:
+        if node in stack:
+            return stack[stack.index(node) :] + [node]
+        for nxt in sorted(graph.get(node, ())):
+            found = cycle_from(nxt, stack + [node])
+            if found:
+                return found
+        return None
+
+    cycles = [c for n in sorted(graph) if (c := cycle_from(n, []))]
+    assert not cycles, cycles[0]

@@ -1,1 +1,2 @@
-"""From build options to rows and to the publishable Parquet folder."""
+"""The build driver: a request's shards written by their row sources (``shards``) on a local pool or Ray
+(``engines``), committed atomically into the folder (``destination``, ``storage``), with a manifest written last."""

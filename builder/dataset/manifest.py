@@ -15,10 +15,10 @@ import json
 
 from builder import GENERATOR_VERSION
 from builder.config import BuildRequest
-from builder.dataset.plan import Shard
 from builder.dataset.shards import DONE, record_path
 from builder.layout import MANIFEST
 from builder.layout import sha256_bytes as sha256
+from builder.sources.plan import Shard
 
 NAME = MANIFEST  # the folder format lives in builder.layout
 BUILDER = "warp-cuda-ir"  # the manifest's "builder": the folder is one this tool wrote

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 
-from builder.dataset.plan import Shard
+from builder.sources.plan import Shard
 
 LOG_EVERY = 60.0
 # Seconds one process spends per row of one config, by verify level, averaged over the three generated configs

@@ -11,8 +11,6 @@ import contextlib
 import dataclasses
 import io
 import json
-import os
-import sys
 import tempfile
 from dataclasses import dataclass
 
@@ -21,10 +19,10 @@ import pyarrow.parquet as pq
 
 from builder.config import BuildOptions
 from builder.dataset import faults, interrupts
-from builder.dataset.plan import Shard
 from builder.dataset.storage import open_store
 from builder.layout import sha256_bytes as sha256
 from builder.schema import features
+from builder.sources.plan import Shard
 
 ROW_GROUP = 100  # rows per Parquet row group: a streaming reader fetches one group at a time
 DONE = ".done"  # per-shard completion records, removed once the manifest is written
@@ -51,7 +49,9 @@ def to_parquet(rows: list[dict], config: str) -> bytes:
 
 def run_shard(job: ShardJob) -> dict:
     """Write the shard's file for every config, then its completion record; return the record."""
-    quiet_init()
+    from builder.warp_backend import codegen  # Warp loads in the worker that runs a shard, not on import
+
+    codegen.init_quietly()
     shard, first = job.shard, job.options[0]
     faults.at_start(shard.key(), first.seed, shard.split, shard.start)
     store = open_store(job.store)
@@ -93,20 +93,3 @@ def _evidence(shared: str | None, opts: BuildOptions):
         return
     with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_evidence_") as own:
         yield own
-
-
-def quiet_init() -> None:
-    """Initialise Warp with its C-level stderr lines silenced (the driver printed them once already)."""
-    from builder.warp_backend import codegen
-
-    if codegen._initialised_cache is not None:
-        return
-    sys.stderr.flush()
-    saved = os.dup(2)
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 2)
-        codegen.init()
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)

@@ -2,17 +2,19 @@
 
 ``generated`` draws programs from (seed, split, index) and pairs each with what Warp emits for it (the cuda-*,
 cpu, gpu-verified and standalone configs); ``shipped`` collects the kernels warp-lang ships (the real config).
-The driver (plan, shards, folder), the ``datasets`` builder, the validator and the build's report look a config's
-source up here and call the protocol; none of them branches on a config's name.
+Each is a sub-package; ``plan`` (the shard plan) and ``columns`` (what every source derives from a kernel's source
+and its emitted unit) are shared. The build driver (``builder.dataset``), the ``datasets`` builder, the validator
+and the build's report look a config's source up here and call the protocol; none of them branches on a config's
+name.
 """
 
 from __future__ import annotations
 
 from builder.config import BuildOptions, BuildRequest
-from builder.dataset.plan import Shard
 from builder.schema import CONFIGS
 from builder.sources.base import RowSource
 from builder.sources.generated import GeneratedSource
+from builder.sources.plan import Shard
 from builder.sources.shipped import ShippedSource
 
 SOURCES: tuple[RowSource, ...] = (GeneratedSource(), ShippedSource())

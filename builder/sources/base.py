@@ -3,7 +3,7 @@ from wherever rows come from.
 
 A source owns a set of configs. It plans their shards from the build options (``plan``), writes a shard's rows of
 one config (``rows``, counting what it left out in a JSON-ready ``summary``), says which checks ``validate`` runs
-on a config (``checks``) and how a config's size is reported. Shards are ``builder.dataset.plan.Shard``s; a
+on a config (``checks``) and how a config's size is reported. Shards are ``builder.sources.plan.Shard``s; a
 shard belongs to the source named in ``Shard.source``.
 """
 
@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
+    from builder.checks.base import Check
     from builder.config import BuildOptions
-    from builder.dataset.plan import Shard
-    from builder.validate.base import Check
+    from builder.sources.plan import Shard
 
 
 class RowSource(ABC):

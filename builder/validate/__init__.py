@@ -16,9 +16,10 @@ import time
 from pathlib import Path
 
 from builder import sources  # the sources import this package's checks: used at call time, never at import
+from builder.checks.base import Check, Result
+from builder.checks.standalone import StandaloneRun
 from builder.errors import UsageError
 from builder.schema import CONFIGS
-from builder.validate.base import Check, Result
 from builder.validate.card import Card
 from builder.validate.decontam import Decontamination
 from builder.validate.fidelity import FIDELITY_SAMPLE, Fidelity
@@ -27,7 +28,6 @@ from builder.validate.regenerate import Determinism
 from builder.validate.results import Report
 from builder.validate.schema import Schema, has_all_columns
 from builder.validate.shards import Shards
-from builder.validate.standalone import StandaloneRun
 
 __all__ = ["Report", "Result", "validate", "config_checks"]
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from builder.checks.base import Result
 from builder.schema import CONFIGS, features
-from builder.validate.base import Result
 
 
 class NoFrontMatter(ValueError):

@@ -1,20 +1,20 @@
 """The ``real`` config (shipped kernels, an evaluation set) shares no program with the generated splits.
 
-Run when the folder has ``real`` and at least one generated config, with ``builder.real.overlap``: every distinct
-real ``python_source`` against every distinct generated one. An exact duplicate (equal source, or equal normalized
-form: identifiers by order of appearance, literals as ``N``) fails: a model trained on the generated configs
-would have seen that evaluation kernel. Near duplicates (MinHash LSH over normalized token 5-grams, confirmed
-with the exact Jaccard similarity >= ``NEAR_JACCARD``) are reported; they fail when more than
-``NEAR_FAIL_SHARE`` of the real kernels have one, since a few short kernels (a single ``a[i] = b[i] * s``) may
-come close to a drawn program by chance, while many would mean the grammar reproduces the shipped code.
+Run when the folder has ``real`` and at least one generated config, with ``builder.sources.shipped.overlap``: every
+distinct real ``python_source`` against every distinct generated one. An exact duplicate (equal source, or equal
+normalized form: identifiers by order of appearance, literals as ``N``) fails: a model trained on the generated
+configs would have seen that evaluation kernel. Near duplicates (MinHash LSH over normalized token 5-grams,
+confirmed with the exact Jaccard similarity >= ``NEAR_JACCARD``) are reported; they fail when more than
+``NEAR_FAIL_SHARE`` of the real kernels have one, since a few short kernels (a single ``a[i] = b[i] * s``) may come
+close to a drawn program by chance, while many would mean the grammar reproduces the shipped code.
 """
 
 from __future__ import annotations
 
 import pyarrow as pa
 
+from builder.checks.base import MAX_OFFENDERS, Result
 from builder.schema import GENERATED_CONFIGS
-from builder.validate.base import MAX_OFFENDERS, Result
 
 NEAR_JACCARD = 0.8  # normalized 5-gram Jaccard similarity that makes a near duplicate
 NEAR_FAIL_SHARE = 0.01  # near duplicates allowed, as a share of the distinct real kernels
@@ -27,7 +27,7 @@ class Decontamination:
         generated = [c for c in GENERATED_CONFIGS if c in tables]
         if "real" not in tables or not generated:
             return Result(self.name, "real", "skip", "needs the real config and a generated config in one folder")
-        from builder.real.overlap import decontaminate
+        from builder.sources.shipped.overlap import decontaminate
 
         real = _pairs(tables["real"])
         synthetic = [p for c in generated for p in _pairs(tables[c])]

@@ -13,7 +13,7 @@ import random
 
 import pyarrow as pa
 
-from builder.validate.base import Result, mismatch_result
+from builder.checks.base import Result, mismatch_result
 
 FIDELITY_SAMPLE = 12  # rows validate puts through Warp's public pipeline by default (a few seconds each)
 COLUMNS = ["id", "config", "target", "pass", "kernel_name", "python_source", "ir", "module_source", "entry_point"]

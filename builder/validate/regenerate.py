@@ -12,10 +12,10 @@ from collections import defaultdict
 
 import pyarrow as pa
 
+from builder.checks.base import Result, concat, mismatch_result
 from builder.grammar.sample import sample
 from builder.layout import infer_categories
 from builder.schema import TARGETS
-from builder.validate.base import Result, concat, mismatch_result
 
 COLUMNS = ["id", "seed", "index", "pass", "kernel_name", "normalized_sha256", "entry_point", "module_options"]
 TEXT = ["python_source", "ir", "module_source"]
@@ -65,7 +65,7 @@ class Determinism:
         from builder.warp_backend import codegen
 
         if cfg == "standalone":
-            from builder.dataset import standalone_rows
+            from builder.sources.generated import standalone_rows
 
             try:
                 want = standalone_rows.regenerate(program, *coords)
@@ -90,7 +90,7 @@ class Determinism:
     @staticmethod
     def _regenerate(seed: int, split: str, index: int, cycle: tuple[str, ...]) -> tuple | str:
         """(program, normalized sha256, units) of row (seed, split, index), or why it could not be drawn."""
-        from builder.dataset.records import emitted_configs  # loads Warp: only when a folder is checked
+        from builder.sources.generated.records import emitted_configs  # loads Warp: only when a folder is checked
         from builder.warp_backend import codegen
 
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from builder.validate.base import Result
+from builder.checks.base import Result
 
 
 @dataclass

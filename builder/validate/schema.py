@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from builder.checks.base import MAX_OFFENDERS, Check, Result
 from builder.schema import features
-from builder.validate.base import MAX_OFFENDERS, Check, Result
 
 
 class Schema(Check):

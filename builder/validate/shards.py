@@ -9,8 +9,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
+from builder.checks.base import MAX_OFFENDERS, Result
 from builder.layout import MANIFEST, missing_shards, read_manifest, sha256_file, split_files
-from builder.validate.base import MAX_OFFENDERS, Result
 
 GLOB_CHARS = set("*?[")
 

@@ -98,6 +98,21 @@ def init() -> str:
     return _initialised_cache
 
 
+def init_quietly() -> None:
+    """``init`` with Warp's C-level stderr lines silenced (a worker's driver printed them once already)."""
+    if _initialised_cache is not None:
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        init()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def leave_cache(folder: str | Path) -> None:
     """Point this process's Warp at a private kernel cache (removed at exit) if its cache is inside ``folder``.
 

@@ -119,8 +119,8 @@ def test_progress_of_real_shards_counts_shards():
     """A real shard's rows are known only once built: the ETA goes by shards done."""
     import io
 
-    from builder.dataset.plan import Shard
     from builder.dataset.progress import Progress
+    from builder.sources.plan import Shard
 
     shards = [Shard("test", i, 4, 8 * i, 8 * i + 8, "real", (f"m{i}",), "shipped") for i in range(4)]
     p = Progress(shards, configs=0, engine="local", stream=io.StringIO())

@@ -18,8 +18,8 @@ from builder.config import BuildOptions
 from builder.evaluate import baselines
 from builder.evaluate.functional import BODY_FREE, NO_GPU
 from builder.evaluate.mutants import mutants
-from builder.real.rows import Sample, shipped_rows
 from builder.schema import features
+from builder.sources.shipped.rows import Sample, shipped_rows
 from tests.conftest import has_cuda
 
 MODULES = ("warp.examples.benchmarks.benchmark_graph_allocs", "warp.examples.optim.example_particle_repulsion")

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from builder.checks.standalone import differs
 from builder.config import BuildOptions
-from builder.dataset import standalone_rows
 from builder.grammar.sample import sample
+from builder.sources.generated import standalone_rows
 from builder.standalone import host, toolchain
-from builder.validate.standalone import differs
 from builder.warp_backend import codegen
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None or toolchain.nvcc() is None, reason="needs g++ and nvcc")

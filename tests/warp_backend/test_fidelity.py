@@ -8,9 +8,9 @@ into its kernel cache, with only the normalizations ``public.normalize`` documen
 import pytest
 
 from builder.config import BuildOptions
-from builder.dataset.records import generated_rows
 from builder.grammar.policy import CATEGORIES
-from builder.real.rows import Sample, shipped_rows
+from builder.sources.generated.records import generated_rows
+from builder.sources.shipped.rows import Sample, shipped_rows
 from builder.validate.fidelity import differences, reference_key
 from builder.warp_backend import public
 

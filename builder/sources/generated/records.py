@@ -7,12 +7,12 @@ from collections import Counter
 from collections.abc import Iterator
 
 from builder.config import BuildOptions
-from builder.dataset.columns import unit_columns
-from builder.dataset.program_row import program_fields
 from builder.errors import GeneratorBug
 from builder.grammar.program import Program
 from builder.grammar.sample import Drawn, sample
 from builder.schema import GPU_FIELDS, TARGETS, project
+from builder.sources.columns import unit_columns
+from builder.sources.generated.program_row import program_fields
 from builder.warp_backend import codegen, verify
 
 CHUNK = 16  # programs verified together (one compiler invocation per target)
@@ -47,7 +47,7 @@ def generated_rows(opts: BuildOptions, split: str, start: int, stop: int) -> Ite
     """Rows ``start..stop-1`` of ``split`` for ``opts.config``, verified in chunks; a program whose kernel
     has no adjoint gives no cuda-backward row (``emitted_configs``)."""
     if opts.config == "standalone":  # one row per program, two whole programs built around its units
-        from builder.dataset import standalone_rows
+        from builder.sources.generated import standalone_rows
 
         yield from standalone_rows.program_rows(opts, split, start, stop, sample)
         return

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field, fields
 
 from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
-from builder.dataset.columns import source_columns, unit_columns
 from builder.errors import ConfigError
-from builder.real.overlap import builtins, normalized_sha256
 from builder.schema import TARGETS, features
 from builder.shipped.modules import SOURCES, ShippedModule, modules, runs_code_at_import, strided
+from builder.sources.columns import source_columns, unit_columns
+from builder.sources.shipped.overlap import builtins, normalized_sha256
 
 REAL_CONFIGS = ("cuda-forward", "cuda-backward", "cpu")
 IMPORT_TIMEOUT = 120.0  # seconds for one shipped module's import in its own process
@@ -34,7 +34,7 @@ def evidence(verify: str) -> str:
 
 @dataclass(frozen=True)
 class Sample:
-    """A smaller set of shipped kernels than the build's (``python -m builder.real`` timings, tests)."""
+    """A smaller set of shipped kernels than the build's (``python -m builder.sources.shipped`` timings, tests)."""
 
     modules: tuple[str, ...] | None = None  # dotted module names to keep (a shard's modules); None: all
     max_kernels: int | None = None  # stop after this many kernels; None: every kernel

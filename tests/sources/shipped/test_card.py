@@ -2,8 +2,8 @@
 
 import yaml
 
-from builder.real.__main__ import main
 from builder.schema import features
+from builder.sources.shipped.__main__ import main
 
 
 def test_card_has_a_real_section_and_per_config_features(copy):

@@ -1,7 +1,7 @@
 """Shipped rows: the kernels warp-lang ships (its examples, library and tests), the ``real`` config.
 
 Its one ``test`` split is the sorted list of shipped modules cut into contiguous runs (``plan.real_shards``); a
-shard's rows are its modules' kernels for every target and pass (``builder.real.rows``), compiled, never executed.
+shard's rows are its modules' kernels for every target and pass (``rows``), compiled, never executed.
 What could not be used is counted by reason in the shard's summary, and the build prints the merged counts.
 """
 
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from builder.checks.evidence import BuiltinCoverage, Verification
+from builder.checks.ids import UniqueIds
+from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
 from builder.config import BuildOptions
-from builder.dataset.plan import Shard, real_shards
-from builder.real.rows import Sample, Summary, evidence, report, shipped_rows
 from builder.sources.base import RowSource
-from builder.validate.evidence import BuiltinCoverage, Verification
-from builder.validate.ids import UniqueIds
-from builder.validate.row_checks import Hashes, IrFunction, NonEmpty, Placement
+from builder.sources.plan import Shard, real_shards
+from builder.sources.shipped.rows import Sample, Summary, evidence, report, shipped_rows
 
 
 class ShippedSource(RowSource):

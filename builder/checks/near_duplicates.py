@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 import re
 
-from builder.validate.base import MAX_OFFENDERS, Check, Result
-from builder.validate.ids import programs
+from builder.checks.base import MAX_OFFENDERS, Check, Result
+from builder.checks.ids import programs
 
 THRESHOLD = 0.9  # Jaccard similarity above which two programs count as near duplicates
 SAMPLE_CAP = 2000  # rows per split fed to MinHash

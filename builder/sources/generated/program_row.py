@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
-from builder.dataset.columns import source_columns
 from builder.grammar.sample import Drawn
+from builder.sources.columns import source_columns
 from builder.warp_backend import codegen
 
 

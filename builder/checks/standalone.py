@@ -16,8 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from builder.checks.base import Check, Result, RowCheck, concat, first_ids, mismatch_result
 from builder.standalone import host, toolchain
-from builder.validate.base import Check, Result, RowCheck, concat, first_ids, mismatch_result
 
 _READS = re.compile(r"standalone::read_inputs\(path, (\d+)\)")
 _INTS = re.compile(r"(?: -?\d+)*")

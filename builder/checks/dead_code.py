@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from builder.analysis.liveness import liveness
-from builder.validate.base import MAX_OFFENDERS, Check, Result, concat
+from builder.checks.base import MAX_OFFENDERS, Check, Result, concat
 
 
 class Live(Check):

@@ -3,9 +3,9 @@
 import pytest
 
 from builder.config import BuildOptions
-from builder.real.rows import Sample, Summary, shipped_rows
 from builder.schema import columns, features
 from builder.shipped.modules import modules
+from builder.sources.shipped.rows import Sample, Summary, shipped_rows
 from builder.warp_backend import codegen, real_import
 
 MODULES = ("warp.examples.core.example_dem", "warp.examples.optim.example_particle_repulsion", "warp._src.optim.adam")
@@ -88,7 +88,7 @@ def test_builder_config_real_gives_the_test_split_with_its_schema(tmp_path):
 def test_module_cli_writes_parquet_and_refuses_bad_arguments(tmp_path, capsys):
     import pyarrow.parquet as pq
 
-    from builder.real.__main__ import main
+    from builder.sources.shipped.__main__ import main
 
     assert main(["--stride", "tests=0"]) == 2
     out = tmp_path / "real.parquet"
@@ -111,7 +111,7 @@ def test_class_bound_library_kernel_stands_alone():
 
 def test_a_bad_sample_is_refused_and_execute_means_compiled():
     from builder.errors import ConfigError
-    from builder.real.rows import evidence
+    from builder.sources.shipped.rows import evidence
 
     with pytest.raises(ConfigError, match="max_kernels must be a positive integer"):
         Sample(max_kernels=0)

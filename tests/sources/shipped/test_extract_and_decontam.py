@@ -2,9 +2,9 @@
 
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
-from builder.real.overlap import decontaminate, normalized_sha256
 from builder.schema import columns, features
 from builder.shipped.extract import block_dim_in_source, extract
+from builder.sources.shipped.overlap import decontaminate, normalized_sha256
 
 MODULE = """import math
 

@@ -1,8 +1,8 @@
 """Generated rows: programs drawn from (seed, split, index), paired with what Warp emits for them.
 
 ``cuda-forward``, ``cuda-backward``, ``cpu`` and ``gpu-verified`` pair each program with a function of Warp's unit
-(``builder.dataset.records``); ``standalone`` with two whole programs built around the units
-(``builder.dataset.standalone_rows``). Every config of this source shares one shard plan: a shard is rows
+(``builder.sources.generated.records``); ``standalone`` with two whole programs built around the units
+(``builder.sources.generated.standalone_rows``). Every config of this source shares one shard plan: a shard is rows
 ``start..stop-1`` of a split, and each program is drawn once per config from its coordinates.
 """
 
@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from builder.checks.dead_code import Live
+from builder.checks.evidence import BuiltinCoverage, CategoryBalance, Verification
+from builder.checks.ids import DuplicatesAcrossSplits, DuplicatesWithinSplit, UniqueIds
+from builder.checks.near_duplicates import NearDuplicates
+from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
+from builder.checks.standalone import StandaloneEvidence, StandaloneText
 from builder.config import BuildOptions
-from builder.dataset.plan import Shard, split_shards
 from builder.errors import GPURequired
 from builder.schema import GENERATED_CONFIGS, SPLITS
 from builder.sources.base import RowSource
-from builder.validate.dead_code import Live
-from builder.validate.evidence import BuiltinCoverage, CategoryBalance, Verification
-from builder.validate.ids import DuplicatesAcrossSplits, DuplicatesWithinSplit, UniqueIds
-from builder.validate.near_duplicates import NearDuplicates
-from builder.validate.row_checks import Hashes, IrFunction, NonEmpty, Placement
-from builder.validate.standalone import StandaloneEvidence, StandaloneText
+from builder.sources.plan import Shard, split_shards
 
 # configs that are not one row per program: a kernel without an adjoint has no backward row, gpu-verified has two
 # rows per program, and a kernel taking a mesh or using tiles has no standalone row
@@ -36,7 +36,7 @@ class GeneratedSource(RowSource):
         return [s for split in SPLITS for s in split_shards(opts, split)]
 
     def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
-        from builder.dataset.records import generated_rows  # imports Warp: only when rows are made
+        from builder.sources.generated.records import generated_rows  # imports Warp: only when rows are made
 
         yield from generated_rows(opts, shard.split, shard.start, shard.stop)
 
@@ -60,10 +60,9 @@ class GeneratedSource(RowSource):
 
     def require(self, opts: BuildOptions) -> None:
         if opts.config == "gpu-verified":
-            from builder.dataset.shards import quiet_init
             from builder.warp_backend import codegen
 
-            quiet_init()  # Warp's no-driver warning would only repeat the one line GPURequired gives
+            codegen.init_quietly()  # Warp's no-driver warning would only repeat the one line GPURequired gives
             if not codegen.cuda_available():
                 raise GPURequired()
         if opts.config == "standalone":

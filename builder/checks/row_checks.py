@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
+from builder.checks.base import RowCheck
 from builder.layout import sha256_text
 from builder.schema import TARGETS
-from builder.validate.base import RowCheck
 
 TEXT_COLUMNS = ("python_source", "ir", "module_source")
 

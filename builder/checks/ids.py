@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from builder.validate.base import MAX_OFFENDERS, Check, Result, concat, first_ids
+from builder.checks.base import MAX_OFFENDERS, Check, Result, concat, first_ids
 
 
 def programs(config: str, tables: dict[str, pa.Table]) -> dict[str, pa.Table]:

@@ -7,9 +7,9 @@ from collections import Counter
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from builder.checks.base import Check, Result, concat, first_ids
 from builder.grammar.policy import CATEGORIES
 from builder.layout import infer_categories
-from builder.validate.base import Check, Result, concat, first_ids
 
 EVIDENCE = ("compiled", "executed", "outputs_finite", "outputs_nondegenerate", "grads_finite")
 EXECUTION = ("executed", "outputs_finite", "outputs_nondegenerate", "grads_finite")  # required of execute rows

@@ -1,6 +1,6 @@
-"""``python -m builder.real``: build (or time a sample of) the real config and print its summary.
+"""``python -m builder.sources.shipped``: build (or time a sample of) the real config and print its summary.
 
-    python -m builder.real --sources examples,library --stride tests=8 --out real_rows.parquet
+    python -m builder.sources.shipped --sources examples,library --stride tests=8 --out real_rows.parquet
 
 Writes one Parquet file with the real config's schema when ``--out`` is given (through a temporary file, moved
 into place at the end), and always prints the counts by source and by reason skipped, and the time taken.
@@ -18,7 +18,7 @@ from pathlib import Path
 from builder.config import BuildOptions
 from builder.errors import ConfigError
 from builder.grammar.sample import sample
-from builder.real.rows import Sample, Summary, shipped_rows
+from builder.sources.shipped.rows import Sample, Summary, shipped_rows
 
 
 def _stride(text: str) -> dict[str, int]:
@@ -32,7 +32,7 @@ def _stride(text: str) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m builder.real", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m builder.sources.shipped", description=__doc__.splitlines()[0])
     p.add_argument("--sources", default="examples,library,tests")
     p.add_argument("--limit", type=int, default=None, help="at most this many kernels")
     p.add_argument("--stride", default="", help="SOURCE=K,...: keep every K-th module of SOURCE (a timing sample)")
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         opts = BuildOptions("real", real_sources=args.sources, verify=args.verify)
         subset = Sample(max_kernels=args.limit, stride=_stride(args.stride) or None)
     except ConfigError as exc:
-        print(f"python -m builder.real: error: {exc}", file=sys.stderr)
+        print(f"python -m builder.sources.shipped: error: {exc}", file=sys.stderr)
         return 2
     summary, start = Summary(), time.perf_counter()
     try:
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.out:
             _write(got, Path(args.out))
     except KeyboardInterrupt:
-        print("python -m builder.real: interrupted; nothing was written", file=sys.stderr)
+        print("python -m builder.sources.shipped: interrupted; nothing was written", file=sys.stderr)
         return 130
     print(f"rows: {len(got)} in {time.perf_counter() - start:.1f} s")
     for line in summary.lines():
@@ -68,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _decontam(got: list[dict], n: int) -> None:
     from builder.grammar.policy import CATEGORIES
-    from builder.real.overlap import decontaminate
     from builder.schema import SPLITS
+    from builder.sources.shipped.overlap import decontaminate
 
     synthetic = [(f"{s}/0/{i}", sample(0, s, i, CATEGORIES).program.source) for s in SPLITS for i in range(n)]
     r = decontaminate([(row["id"], row["python_source"]) for row in got], synthetic)

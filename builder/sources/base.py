@@ -24,6 +24,8 @@ class RowSource(ABC):
     configs: ClassVar[tuple[str, ...]]
     # rows are a pure function of (seed, split, index): validate regenerates every one of them
     regenerates: ClassVar[bool]
+    # a row's module_source is the whole unit Warp's public pipeline writes for its reference (``public_reference``)
+    whole_unit: ClassVar[bool] = True
 
     @abstractmethod
     def plan(self, opts: BuildOptions) -> list[Shard]:
@@ -44,6 +46,11 @@ class RowSource(ABC):
     def report(self, summaries: list[dict]) -> None:
         """Print what a build's shards left out, from their ``summary`` records (resumed shards included)."""
         return  # a source that prints as it goes has nothing to add
+
+    def public_reference(self, row: dict) -> tuple[str, int]:
+        """What ``builder.warp_backend.public`` is handed to write this row's unit through Warp's public API (a
+        program's source, or ``module:NAME:KERNEL``), and the launch block size it is loaded with."""
+        return row["python_source"], row.get("block_dim") or 0
 
     def size(self, opts: BuildOptions, split: str, n: int) -> str:
         """How the build's last lines report ``n`` rows of ``split``."""

@@ -15,11 +15,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from builder import sources  # the sources import this package's checks: used at call time, never at import
+from builder import sources
 from builder.checks.base import Check, Result
 from builder.checks.standalone import StandaloneRun
 from builder.errors import UsageError
-from builder.schema import CONFIGS
+from builder.schema import CONFIGS, features
 from builder.validate.card import Card
 from builder.validate.decontam import Decontamination
 from builder.validate.fidelity import FIDELITY_SAMPLE, Fidelity
@@ -71,13 +71,14 @@ def validate(
     if generated or not complete:
         results.append(Determinism().run(generated))
     else:  # every config here is of a source whose rows have no seed (the shipped kernels)
-        results.append(Result("determinism", "", "skip", "only the real config: shipped kernels have no seed"))
-    # standalone rows embed the units determinism regenerates through the same codegen.emit this check judges
-    emitted = {cfg: splits for cfg, splits in complete.items() if cfg != "standalone"}
+        results.append(Result("determinism", "", "skip", "only shipped kernels here: their rows have no seed"))
+    # rows with an ir are compared with Warp's public output; whole programs (standalone) embed the units that
+    # determinism regenerates through the same codegen.emit, and are built and run instead
+    emitted = {cfg: splits for cfg, splits in complete.items() if "ir" in features(cfg)}
     results.append(Fidelity(fidelity_sample, seed_for_sampling).run(emitted))
-    if "standalone" in complete:
-        results.append(StandaloneRun(fidelity_sample, seed_for_sampling).run(complete["standalone"]))
-    if "real" in complete:
+    for cfg in (c for c in complete if "cpu_program" in features(c)):
+        results.append(StandaloneRun(fidelity_sample, seed_for_sampling).run(complete[cfg]))
+    if any(not sources.source_of(cfg).regenerates for cfg in complete):  # shipped kernels: an evaluation set
         results.append(Decontamination().run(complete))
     if data.folder is not None:
         results.append(Card(data.folder, config).run(data.tables))

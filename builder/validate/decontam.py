@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from builder import sources
 from builder.checks.base import MAX_OFFENDERS, Result
-from builder.schema import GENERATED_CONFIGS
+from builder.sources.shipped.overlap import decontaminate
 
 NEAR_JACCARD = 0.8  # normalized 5-gram Jaccard similarity that makes a near duplicate
 NEAR_FAIL_SHARE = 0.01  # near duplicates allowed, as a share of the distinct real kernels
@@ -24,12 +25,12 @@ class Decontamination:
     name = "decontamination"
 
     def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
-        generated = [c for c in GENERATED_CONFIGS if c in tables]
-        if "real" not in tables or not generated:
-            return Result(self.name, "real", "skip", "needs the real config and a generated config in one folder")
-        from builder.sources.shipped.overlap import decontaminate
-
-        real = _pairs(tables["real"])
+        generated = [c for c in tables if sources.source_of(c).regenerates]
+        shipped = [c for c in tables if not sources.source_of(c).regenerates]
+        label = ",".join(shipped)
+        if not shipped or not generated:
+            return Result(self.name, label, "skip", "needs shipped kernels and a generated config in one folder")
+        real = [p for c in shipped for p in _pairs(tables[c])]
         synthetic = [p for c in generated for p in _pairs(tables[c])]
         r = decontaminate(real, synthetic, threshold=NEAR_JACCARD)
         exact = sorted(set(r.exact_source) | set(r.exact_normalized))
@@ -50,7 +51,7 @@ class Decontamination:
         offenders = [i for i, _ in exact] + [i for i in near_real if i not in {i for i, _ in exact}]
         return Result(
             self.name,
-            "real",
+            label,
             "fail" if failed else "pass",
             message,
             len(exact) + len(near_real),

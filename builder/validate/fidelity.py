@@ -13,6 +13,7 @@ import random
 
 import pyarrow as pa
 
+from builder import sources
 from builder.checks.base import Result, mismatch_result
 
 FIDELITY_SAMPLE = 12  # rows validate puts through Warp's public pipeline by default (a few seconds each)
@@ -20,12 +21,8 @@ COLUMNS = ["id", "config", "target", "pass", "kernel_name", "python_source", "ir
 
 
 def reference_key(row: dict) -> tuple[str, int]:
-    """What to hand ``public.public_units`` for a row: its program (a real row: its shipped module)."""
-    if row["config"] == "real":
-        path = row["source_path"].rsplit(":", 1)[0]
-        name = path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
-        return f"module:{name}:{row['kernel_name']}", 0
-    return row["python_source"], row.get("block_dim") or 0
+    """What to hand ``public.public_units`` for a row: its row source says (a program, or a shipped module)."""
+    return sources.source_of(row["config"]).public_reference(row)
 
 
 def differences(row: dict, reference: dict[str, str]) -> str:
@@ -43,7 +40,7 @@ def differences(row: dict, reference: dict[str, str]) -> str:
     except KeyError:
         return f"ir (Warp's unit has no {symbol})"
     bad = [] if ir == row["ir"] else ["ir"]
-    if row["config"] != "real" and tu != row["module_source"]:
+    if sources.source_of(row["config"]).whole_unit and tu != row["module_source"]:
         bad.append("module_source")
     return ",".join(bad)
 

@@ -22,6 +22,7 @@ class ShippedSource(RowSource):
     name = "shipped"
     configs = ("real",)
     regenerates = False  # no seed or index: a row is what the installed warp-lang ships
+    whole_unit = False  # a row's unit holds its kernel alone; Warp's unit for the shipped module holds them all
 
     def plan(self, opts: BuildOptions) -> list[Shard]:
         return real_shards(opts)
@@ -42,6 +43,12 @@ class ShippedSource(RowSource):
             BuiltinCoverage(),
             Verification(executed=False),
         ]
+
+    def public_reference(self, row: dict) -> tuple[str, int]:
+        """The shipped module, imported by name: Warp writes the unit of the module the kernel is in."""
+        path = row["source_path"].rsplit(":", 1)[0]
+        name = path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        return f"module:{name}:{row['kernel_name']}", 0
 
     def size(self, opts: BuildOptions, split: str, n: int) -> str:
         if evidence(opts.verify) == "none":

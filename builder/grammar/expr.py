@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from builder.grammar import expr_linalg, expr_scalar, helpers
+from builder.grammar import expr_int, expr_linalg, expr_scalar, helpers
 from builder.grammar import names as N
 from builder.grammar import wtypes as T
 from builder.grammar.kernel import KernelCtx
@@ -46,7 +46,7 @@ class Gen:
         if t.is_float:
             return expr_scalar.float_expr(self, t, depth, vary)
         if t.is_int:
-            return expr_scalar.int_expr(self, t, depth, vary)
+            return expr_int.int_expr(self, t, depth, vary)
         return expr_linalg.linalg_expr(self, t, depth, vary)
 
     def call(self, t: WType, depth: int, vary: bool) -> E:

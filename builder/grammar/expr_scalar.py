@@ -10,9 +10,9 @@ import math
 
 from builder.grammar import expr_linalg, flow
 from builder.grammar import wtypes as T
-from builder.grammar.operands import split_vary
+from builder.grammar.operands import same_inputs, split_vary
 from builder.grammar.producer import Producer
-from builder.grammar.wtypes import ADD, AND, BAND, BOR, BXOR, CMP, MUL, OR, SHIFT, E, WType, fmt_float, lit, mag
+from builder.grammar.wtypes import ADD, AND, CMP, MUL, OR, E, WType, fmt_float, lit, mag
 from builder.rng import pick
 
 
@@ -57,11 +57,6 @@ UNARY_WEIGHTS = {
 }
 
 
-def _same_inputs(g: Producer, a: E, b: E) -> bool:
-    atoms = g.k.atoms(a.code)
-    return bool(atoms) and atoms == g.k.atoms(b.code)
-
-
 def binop(g: Producer, t: WType, depth: int, vary: bool) -> E:
     va, vb = split_vary(g, vary)
     a = g.expr(t, depth - 1, va)
@@ -70,7 +65,7 @@ def binop(g: Producer, t: WType, depth: int, vary: bool) -> E:
         b = g.literal(t) if g.rng.random() < g.p.odds.sum_literal else g.expr(t, 0, avoid=a.code)
     else:
         b = g.expr(t, depth - 1, vb, avoid=a.code)
-    same = _same_inputs(g, a, b)
+    same = same_inputs(g, a, b)
     if op in "+-/" and same:  # a - a, a / a and a + (-a) are constants; a * a is not
         op = "*"
     if op == "*" and mag(a.iv) * mag(b.iv) > T.FLOAT_CAP:
@@ -161,7 +156,7 @@ def blend(g: Producer, t: WType, depth: int, vary: bool) -> E:
         vals = (base.iv[0] ** e, base.iv[1] ** e)
         return E(f"wp.pow({base.code}, {lit(t, e)})", t, (min(vals), max(vals)), a.varies)
     b = g.expr(t, depth - 1, False, avoid=a.code)
-    if _same_inputs(g, a, b):  # atan2(x, |x|) is a constant: shift the second operand off proportion
+    if same_inputs(g, a, b):  # atan2(x, |x|) is a constant: shift the second operand off proportion
         b = E(f"{b.at(ADD)} + {lit(t, 1.0)}", t, (b.iv[0] + 1.0, b.iv[1] + 1.0), b.varies, ADD)
     corners = [math.atan2(y, x) for y in a.iv for x in b.iv]
     iv = (min(corners), max(corners)) if b.iv[0] > 0 or a.iv[0] > 0 or a.iv[1] < 0 else (-3.1416, 3.1416)
@@ -214,74 +209,6 @@ def float_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
         (p.w_branch if g.k.loop_depth < 2 else 0.0, lambda: flow.branch(g, t, depth, vary)),
     ]
     return g.capped(pick(g.rng, options))
-
-
-def int_expr(g: Producer, t: WType, depth: int, vary: bool) -> E:
-    rng, p = g.rng, g.p
-
-    def arith() -> E:
-        op = rng.choice("+-*" if t != T.U32 else "+*")
-        va, vb = (vary, False) if op == "*" else split_vary(g, vary)
-        a = g.expr(t, depth - 1, va)
-        b = (
-            g.literal(t)
-            if op == "*" or not vb and rng.random() < g.p.odds.int_literal_operand
-            else g.expr(t, depth - 1, vb, avoid=a.code)
-        )
-        if op == "-" and _same_inputs(g, a, b):
-            op = "+"
-        prec = MUL if op == "*" else ADD
-        iv = {"+": T.iv_add, "-": T.iv_sub, "*": T.iv_mul}[op](a.iv, b.iv)
-        return E(f"{a.at(prec)} {op} {b.at(prec + 1)}", t, iv, a.varies or b.varies, prec)
-
-    def divmod_() -> E:
-        a = g.expr(t, depth - 1, vary)
-        if a.iv[0] < 0:
-            a = E(f"wp.abs({a.code})", t, T.iv_abs(a.iv), a.varies)
-        if a.iv[1] < 4:
-            return a
-        # an odd prime: a multiple of a power of two (the int literals) is never a multiple of it
-        d = rng.choice([p for p in (3, 5, 7) if p <= a.iv[1] // 2] or [3])
-        if rng.random() < g.p.odds.int_modulo:
-            return E(f"{a.at(MUL)} % {lit(t, d)}", t, (0, d - 1), a.varies, MUL)
-        return E(f"{a.at(MUL)} // {lit(t, d)}", t, (0, math.ceil(a.iv[1] / d)), a.varies, MUL)
-
-    def bits() -> E:
-        # on a value read, not on another mask: (x | 1) & 1 is 1 for every thread
-        a = g.leaf(t, True)
-        if a.iv[0] < 0:
-            a = E(f"wp.abs({a.code})", t, T.iv_abs(a.iv), a.varies)
-        # no left shifts: a later mask of the low bits would be zero for every thread
-        op = rng.choice(("&", "|", "^", ">>"))
-        if op == ">>" and a.iv[1] >= 8:
-            s = rng.choice([s for s in (1, 2, 3) if int(a.iv[1]) >> s >= 4] or [1])
-            return E(f"{a.at(SHIFT + 1)} >> {lit(t, s)}", t, (0, int(a.iv[1]) >> s), a.varies, SHIFT)
-        op = "^" if op == ">>" else op
-        m = rng.choice([m for m in (1, 3, 7, 15, 31, 63) if 2 * m <= a.iv[1]] or [1])
-        hi = m if op == "&" else int(a.iv[1]) | m
-        prec = {"&": BAND, "^": BXOR, "|": BOR}[op]
-        return E(f"{a.at(prec)} {op} {lit(t, m)}", t, (0, max(hi, m)), a.varies, prec)
-
-    def from_float() -> E:
-        a = g.expr(T.F32, depth - 1, vary)
-        s = rng.choice((4.0, 8.0, 10.0, 16.0))
-        rnd = rng.choice(("floor", "floor", "ceil", "round"))
-        ctor = "int" if rng.random() < g.p.odds.int_ctor_plain else "wp.int32"
-        code = f"{ctor}(wp.{rnd}({a.at(MUL)} * {fmt_float(s)}))" if t == T.I32 else f"{t.ctor}({a.at(MUL)} * {s})"
-        lo, hi = math.floor(a.iv[0] * s), math.ceil(a.iv[1] * s)
-        if t == T.U32 and a.iv[0] < 0:
-            code, lo, hi = f"{t.ctor}(wp.abs({a.code}) * {s})", 0, math.ceil(mag(a.iv) * s) + 1
-        return E(code, t, (lo, hi), a.varies)
-
-    options = [
-        (p.w_binop, arith),
-        (p.w_binop * 0.5, divmod_),
-        (p.w_bits, bits),
-        (p.w_minmax, lambda: minmax(g, t, depth, vary)),
-        (p.w_convert, from_float),
-        (p.w_where * 0.5, lambda: where(g, t, depth, vary)),
-    ]
-    return g.capped(pick(rng, options))
 
 
 def cond_expr(g: Producer, depth: int) -> E:

@@ -12,6 +12,8 @@ VEC3 = T.VEC[3]
 
 
 def reduction(g: Gen) -> None:
+    """Values reduced across threads: an atomic total, a block-wide tile sum, an extremum, per-segment sums, a
+    histogram, or (among them) a plain per-thread output."""
     k, rng = g.k, g.rng
     guard(g)
     for _ in range(max(1, rng.randint(*g.p.outputs))):
@@ -25,58 +27,65 @@ def reduction(g: Gen) -> None:
             kind = rng.choice(kinds + (("block",) if block else ()))
         if kind == "output":
             write(g, t, g.expr(t, depth(g), True))
-            continue
-        if kind == "histogram":
+        elif kind == "histogram":
             _histogram(g)
-            continue
-        value = g.expr(t, depth(g), True)
-        if kind == "total":
-            op = "sub" if rng.random() < g.p.odds.total_subtracted else "add"
-            if (
-                t == VEC3 and rng.random() < g.p.odds.total_in_double
-            ):  # many float32 terms summed into a double-precision total
-                if "(" in value.code or value.prec != ATOM:
-                    value = k.bind(rng.choice(("v", "term", "contrib")), value)
-                value, t = E(f"wp.vec3d({value.code})", T.VEC3D, value.iv, True), T.VEC3D
-            acc = k.array(t, "acc", stem=rng.choice(("total", "sum_out", "loss", "energy")), ndim=1, length=1, op=op)
-            if rng.random() < g.p.odds.total_plus_equals and t == T.F32 and op == "add":
-                k.emit(f"{acc.name}[0] += {value.code}")
-            else:
-                k.emit(f"wp.atomic_{op}({acc.name}, 0, {value.code})")
-        elif kind == "block":  # the block's values as one tile, summed, one atomic per block
-            tv = k.fresh(rng.choice(("t", "tile_v", "vals")))
-            s = k.fresh(rng.choice(("s", "block_sum", "partial")))
-            acc = k.array(t, "acc", stem=rng.choice(("total", "norm_sq", "loss")), ndim=1, length=1, op="add")
-            if value.prec != 100 or "[" in value.code or "(" in value.code:  # wp.tile takes a local value
-                value = k.bind(rng.choice(("v", "val", "contrib")), value)
-            k.emit(f"{tv} = wp.tile({value.code})")
-            k.emit(f"{s} = wp.tile_sum({tv})")
-            k.emit(f"wp.tile_atomic_add({acc.name}, {s})")
-            if rng.random() < g.p.odds.block_mapped_out:
-                out = k.array(t, "out", stem=rng.choice(("y", "mapped", "out")))
-                fn = rng.choice(("wp.sin", "wp.tanh", "wp.abs"))
-                k.emit(f"{out.name}[{k.own}] = wp.untile(wp.tile_map({fn}, {tv}))")
-        elif kind == "extrema":
-            op = rng.choice(("max", "min"))
-            acc = k.array(
-                t,
-                "acc",
-                stem=f"{op}_value" if rng.random() < g.p.odds.extrema_long_name else f"v{op}",
-                ndim=1,
-                length=1,
-                op=op,
-                init=-1.0e6 if op == "max" else 1.0e6,
-            )
-            k.emit(f"wp.atomic_{op}({acc.name}, 0, {value.code})")
         else:
-            nb = rng.choice((4, 8, 16))
-            seg = k.array(T.I32, "index", (0, nb - 1), rng.choice(("labels", "segment_ids", "cluster", "body_id")))
-            acc = k.array(
-                t, "acc", stem=rng.choice(("sums", "body_f", "cluster_sum", "per_body")), ndim=1, length=nb, op="add"
-            )
-            idx = k.fresh(rng.choice(("s", "seg", "b", "c")))
-            k.emit(f"{idx} = {seg.name}[{k.own}]")
-            k.emit(f"wp.atomic_add({acc.name}, {idx}, {value.code})")
+            _REDUCE[kind](g, t, g.expr(t, depth(g), True))
+
+
+def _total(g: Gen, t: WType, value: E) -> None:
+    k, rng = g.k, g.rng
+    op = "sub" if rng.random() < g.p.odds.total_subtracted else "add"
+    if t == VEC3 and rng.random() < g.p.odds.total_in_double:  # many float32 terms summed into a double total
+        if "(" in value.code or value.prec != ATOM:
+            value = k.bind(rng.choice(("v", "term", "contrib")), value)
+        value, t = E(f"wp.vec3d({value.code})", T.VEC3D, value.iv, True), T.VEC3D
+    acc = k.array(t, "acc", stem=rng.choice(("total", "sum_out", "loss", "energy")), ndim=1, length=1, op=op)
+    if rng.random() < g.p.odds.total_plus_equals and t == T.F32 and op == "add":
+        k.emit(f"{acc.name}[0] += {value.code}")
+    else:
+        k.emit(f"wp.atomic_{op}({acc.name}, 0, {value.code})")
+
+
+def _block(g: Gen, t: WType, value: E) -> None:
+    """The block's values as one tile, summed, one atomic per block."""
+    k, rng = g.k, g.rng
+    tv = k.fresh(rng.choice(("t", "tile_v", "vals")))
+    s = k.fresh(rng.choice(("s", "block_sum", "partial")))
+    acc = k.array(t, "acc", stem=rng.choice(("total", "norm_sq", "loss")), ndim=1, length=1, op="add")
+    if value.prec != 100 or "[" in value.code or "(" in value.code:  # wp.tile takes a local value
+        value = k.bind(rng.choice(("v", "val", "contrib")), value)
+    k.emit(f"{tv} = wp.tile({value.code})")
+    k.emit(f"{s} = wp.tile_sum({tv})")
+    k.emit(f"wp.tile_atomic_add({acc.name}, {s})")
+    if rng.random() < g.p.odds.block_mapped_out:
+        out = k.array(t, "out", stem=rng.choice(("y", "mapped", "out")))
+        fn = rng.choice(("wp.sin", "wp.tanh", "wp.abs"))
+        k.emit(f"{out.name}[{k.own}] = wp.untile(wp.tile_map({fn}, {tv}))")
+
+
+def _extrema(g: Gen, t: WType, value: E) -> None:
+    k, rng = g.k, g.rng
+    op = rng.choice(("max", "min"))
+    stem = f"{op}_value" if rng.random() < g.p.odds.extrema_long_name else f"v{op}"
+    init = -1.0e6 if op == "max" else 1.0e6
+    acc = k.array(t, "acc", stem=stem, ndim=1, length=1, op=op, init=init)
+    k.emit(f"wp.atomic_{op}({acc.name}, 0, {value.code})")
+
+
+def _segment(g: Gen, t: WType, value: E) -> None:
+    """Sums per segment (a body, a cluster) given by an index array."""
+    k, rng = g.k, g.rng
+    nb = rng.choice((4, 8, 16))
+    seg = k.array(T.I32, "index", (0, nb - 1), rng.choice(("labels", "segment_ids", "cluster", "body_id")))
+    stem = rng.choice(("sums", "body_f", "cluster_sum", "per_body"))
+    acc = k.array(t, "acc", stem=stem, ndim=1, length=nb, op="add")
+    idx = k.fresh(rng.choice(("s", "seg", "b", "c")))
+    k.emit(f"{idx} = {seg.name}[{k.own}]")
+    k.emit(f"wp.atomic_add({acc.name}, {idx}, {value.code})")
+
+
+_REDUCE = {"total": _total, "block": _block, "extrema": _extrema, "segment": _segment}
 
 
 def _histogram(g: Gen) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from builder.grammar.producer import Producer
-from builder.grammar.wtypes import WType
+from builder.grammar.wtypes import E, WType
 
 
 def split_vary(g: Producer, vary: bool) -> tuple[bool, bool]:
@@ -20,3 +20,8 @@ def has_type(g: Producer, t: WType) -> bool:
 def ctor_name(g: Producer, t: WType) -> str:
     """The constructor's name: Warp's float32 types also go by their suffixed aliases (wp.vec3f, wp.mat22f)."""
     return f"{t.spelling}f" if g.rng.random() < g.p.suffixed else t.spelling
+
+
+def same_inputs(g: Producer, a: E, b: E) -> bool:
+    atoms = g.k.atoms(a.code)
+    return bool(atoms) and atoms == g.k.atoms(b.code)

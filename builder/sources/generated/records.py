@@ -56,54 +56,72 @@ def generated_rows(opts: BuildOptions, split: str, start: int, stop: int) -> Ite
     cache = verify.EvidenceCache(opts.evidence_dir) if opts.verify != "none" else None
     skipped: Counter[str] = Counter()
     for lo in range(start, stop, CHUNK):
-        sampled = []
-        for index in range(lo, min(lo + CHUNK, stop)):
-            drawn = sample(opts.seed, split, index, opts.categories)
-            label = f"seed={opts.seed} split={split} index={index}"
-            mine = emitted_configs(drawn.program, passes)
-            emitted = (
-                codegen.emit(
-                    label, drawn.program.source, f"wcir_{split}_{index}", mine, block_dim=drawn.program.block_dim
-                )
-                if mine
-                else {}
-            )
-            sampled.append((index, drawn, label, emitted))
-        per_pass: dict[str, list[verify.Item | None]] = {}
-        for cfg in passes:
-            items = [
-                verify.Item(label, drawn.program, emitted[cfg].tu, verify.input_seed(opts.seed, split, index))
-                if cfg in emitted
-                else None
-                for index, drawn, label, emitted in sampled
-            ]
-            verify.verify([it for it in items if it is not None], cfg, opts.verify, cache)
-            per_pass[cfg] = items
-        if gpu:
-            from builder.warp_backend import gpu as gpu_verify
-
-            gpu_verify.compare_devices(per_pass["cuda-forward"], per_pass)
-        for k, (index, drawn, _, emitted) in enumerate(sampled):
-            for cfg in emitted:
-                target, pass_, _ = TARGETS[cfg]
-                rec = base_record(opts, opts.config, split, index, drawn, emitted[cfg], target, pass_)
-                item = per_pass[cfg][k]
-                rec.update(_evidence_fields(item.evidence, target))
-                if gpu:
-                    rec.update(item.gpu)
-                reason = _invalid_reason(opts, item, gpu)
-                if reason:
-                    if opts.on_invalid == "error":
-                        raise GeneratorBug(opts.seed, split, index, drawn.program.kernel_name, reason)
-                    skipped[reason.split(":")[0]] += 1
-                    continue
-                yield project(rec, opts.config)
+        drawn = [_draw(opts, split, index, passes) for index in range(lo, min(lo + CHUNK, stop))]
+        per_pass = _evidence(opts, split, drawn, passes, cache, gpu)
+        yield from _chunk_rows(opts, split, drawn, per_pass, gpu, skipped)
     if skipped:
         print(
             f"warp_cuda_ir: skipped {sum(skipped.values())} invalid rows in {split}[{start}:{stop}]: "
             f"{dict(sorted(skipped.items()))}",
             file=sys.stderr,
         )
+
+
+Emitted = tuple[int, Drawn, str, dict]  # (index, its program, its label in errors, config -> codegen.Unit)
+
+
+def _draw(opts: BuildOptions, split: str, index: int, passes: tuple[str, ...]) -> Emitted:
+    """Row ``index``'s program and the units Warp emits for it, for the passes it has a row in."""
+    drawn = sample(opts.seed, split, index, opts.categories)
+    label = f"seed={opts.seed} split={split} index={index}"
+    mine = emitted_configs(drawn.program, passes)
+    program = drawn.program
+    emitted = (
+        codegen.emit(label, program.source, f"wcir_{split}_{index}", mine, block_dim=program.block_dim) if mine else {}
+    )
+    return index, drawn, label, emitted
+
+
+def _evidence(
+    opts: BuildOptions, split: str, chunk: list[Emitted], passes: tuple[str, ...], cache, gpu: bool
+) -> dict[str, list[verify.Item | None]]:
+    """The chunk's evidence, per pass and row (None where a row has no unit for the pass), verified together."""
+    per_pass: dict[str, list[verify.Item | None]] = {}
+    for cfg in passes:
+        items = [
+            verify.Item(label, drawn.program, emitted[cfg].tu, verify.input_seed(opts.seed, split, index))
+            if cfg in emitted
+            else None
+            for index, drawn, label, emitted in chunk
+        ]
+        verify.verify([it for it in items if it is not None], cfg, opts.verify, cache)
+        per_pass[cfg] = items
+    if gpu:
+        from builder.warp_backend import gpu as gpu_verify
+
+        gpu_verify.compare_devices(per_pass["cuda-forward"], per_pass)
+    return per_pass
+
+
+def _chunk_rows(
+    opts: BuildOptions, split: str, chunk: list[Emitted], per_pass: dict, gpu: bool, skipped: Counter
+) -> Iterator[dict]:
+    """The chunk's rows with their evidence; an invalid one stops the build or is counted in ``skipped``."""
+    for k, (index, drawn, _, emitted) in enumerate(chunk):
+        for cfg in emitted:
+            target, pass_, _ = TARGETS[cfg]
+            rec = base_record(opts, opts.config, split, index, drawn, emitted[cfg], target, pass_)
+            item = per_pass[cfg][k]
+            rec.update(_evidence_fields(item.evidence, target))
+            if gpu:
+                rec.update(item.gpu)
+            reason = _invalid_reason(opts, item, gpu)
+            if reason:
+                if opts.on_invalid == "error":
+                    raise GeneratorBug(opts.seed, split, index, drawn.program.kernel_name, reason)
+                skipped[reason.split(":")[0]] += 1
+                continue
+            yield project(rec, opts.config)
 
 
 def _invalid_reason(opts: BuildOptions, item: verify.Item, gpu: bool) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from builder.errors import ExtractError
 
@@ -129,66 +129,97 @@ def extract(
         raise ExtractError(kernel_name, first_line, f"module does not parse: {exc}") from exc
     kernel, nested = _find(tree, kernel_name, first_line)
     lines = module_source.splitlines(True)
-    binders: dict[str, list[int]] = {}
-    for i, stmt in enumerate(tree.body):
-        if _takes(stmt):
-            for name in _bound(stmt):
-                binders.setdefault(name, []).append(i)
-    classes = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef) and not _takes(s)}
-    chosen: set[int] = set()
-    members: dict[str, dict[int, ast.stmt]] = {}  # class -> the members the kernel reads, by position
-    taken = {kernel_name}
-    unresolved: set[str] = set()
-    pending = sorted(_reads(kernel))
-    scanned: list[ast.AST] = [kernel]
-    while True:
-        while pending:
-            name = pending.pop()
-            if name in taken:
-                continue
-            taken.add(name)
-            if name in classes and name not in binders:
-                members.setdefault(name, {})
-                continue
-            if name not in binders:
-                if name not in _BUILTINS:
-                    unresolved.add(name)
-                continue
-            for i in binders[name]:
-                if i not in chosen:
-                    chosen.add(i)
-                    scanned.append(tree.body[i])
-                    pending.extend(sorted(_reads(tree.body[i])))
-        extra = [i for i, s in enumerate(tree.body) if i not in chosen and s is not kernel and _attached_to(s, taken)]
-        for i in extra:
-            chosen.add(i)
-            scanned.append(tree.body[i])
-            pending.extend(sorted(_reads(tree.body[i])))
-        for cls, attr in sorted(_class_attribute_reads(scanned, set(members))):
-            found = [(n, m) for n, m in enumerate(classes[cls].body) if attr in _bound(m) and m is not kernel]
-            if not found:
-                unresolved.add(f"{cls}.{attr}")
-            for n, m in found:
-                if n not in members[cls]:
-                    members[cls][n] = m
-                    scanned.append(m)
-                    pending.extend(sorted(_reads(m)))
-        if not pending and not extra:
-            break
-    body = [tree.body[i] for i in sorted(chosen)]
+    needed = _Needed.of(tree, kernel, kernel_name)
+    body = [tree.body[i] for i in sorted(needed.chosen)]
     imports = [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom)) and not _is_warp_import(s)]
-    bound = {k: v for k, v in (bound or {}).items() if k in unresolved}
+    bound = {k: v for k, v in (bound or {}).items() if k in needed.unresolved}
     values = "".join(f"{k} = {v}\n" for k, v in sorted(bound.items()))
     # (position, text): definitions and class stubs in source order; a nested kernel goes last
     placed = [(s.lineno, _segment(lines, s)) for s in body if not isinstance(s, (ast.Import, ast.ImportFrom))]
-    placed += [(classes[c].lineno, _stub(lines, classes[c], members[c])) for c in members]
+    placed += [(needed.classes[c].lineno, _stub(lines, needed.classes[c], m)) for c, m in needed.members.items()]
     at = float("inf") if nested else kernel.lineno
     own = _as_kernel(_dedent(_segment(lines, kernel)), kernel, key)
     placed += [(at, (values + "\n\n" if values else "") + own)]
     parts = [PRELUDE + "".join(_import_text(lines, s, package) for s in imports)] + [t for _, t in sorted(placed)]
-    unresolved -= set(bound)
-    unresolved.discard("wp")
+    unresolved = needed.unresolved - set(bound) - {"wp"}
     return Extracted("\n\n".join(parts), tuple(sorted(unresolved)), nested)
+
+
+@dataclass
+class _Needed:
+    """What a kernel needs from its module, found by following names to a fixed point: the top-level statements
+    (by position), the members of plain classes it reads as ``Class.attribute``, and what no statement defines."""
+
+    tree: ast.Module
+    kernel: ast.stmt
+    binders: dict[str, list[int]]  # name -> positions of the top-level statements worth copying that bind it
+    classes: dict[str, ast.ClassDef]  # plain (non-struct) classes by name
+    chosen: set[int] = field(default_factory=set)
+    members: dict[str, dict[int, ast.stmt]] = field(default_factory=dict)  # class -> members read, by position
+    taken: set[str] = field(default_factory=set)
+    unresolved: set[str] = field(default_factory=set)
+    pending: list[str] = field(default_factory=list)
+    scanned: list[ast.AST] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, tree: ast.Module, kernel: ast.stmt, kernel_name: str) -> _Needed:
+        binders: dict[str, list[int]] = {}
+        for i, stmt in enumerate(tree.body):
+            if _takes(stmt):
+                for name in _bound(stmt):
+                    binders.setdefault(name, []).append(i)
+        classes = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef) and not _takes(s)}
+        needed = cls(tree, kernel, binders, classes, taken={kernel_name})
+        needed._scan(kernel)
+        # each pass can reach new names: a taken function's custom gradient reads helpers, a class member reads
+        # a constant; stop when a pass adds nothing
+        while True:
+            needed._follow_names()
+            extra = needed._take_attached()
+            needed._take_class_members()
+            if not needed.pending and not extra:
+                return needed
+
+    def _scan(self, node: ast.AST) -> None:
+        self.scanned.append(node)
+        self.pending.extend(sorted(_reads(node)))
+
+    def _follow_names(self) -> None:
+        while self.pending:
+            name = self.pending.pop()
+            if name in self.taken:
+                continue
+            self.taken.add(name)
+            if name in self.classes and name not in self.binders:
+                self.members.setdefault(name, {})
+            elif name not in self.binders:
+                if name not in _BUILTINS:
+                    self.unresolved.add(name)
+            else:
+                for i in self.binders[name]:
+                    if i not in self.chosen:
+                        self.chosen.add(i)
+                        self._scan(self.tree.body[i])
+
+    def _take_attached(self) -> list[int]:
+        body = self.tree.body
+        free = [i for i, s in enumerate(body) if i not in self.chosen and s is not self.kernel]
+        extra = [i for i in free if _attached_to(body[i], self.taken)]
+        for i in extra:
+            self.chosen.add(i)
+            self._scan(body[i])
+        return extra
+
+    def _take_class_members(self) -> None:
+        for cls, attr in sorted(_class_attribute_reads(self.scanned, set(self.members))):
+            body = self.classes[cls].body
+            found = [(n, m) for n, m in enumerate(body) if attr in _bound(m) and m is not self.kernel]
+            if not found:
+                self.unresolved.add(f"{cls}.{attr}")
+            for n, m in found:
+                if n not in self.members[cls]:
+                    self.members[cls][n] = m
+                    self._scan(m)
 
 
 def _import_text(lines: list[str], stmt: ast.stmt, package: str | None) -> str:

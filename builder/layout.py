@@ -25,12 +25,17 @@ def shard_name(split: str, index: int, count: int) -> str:
     return f"{split}-{index:05d}-of-{count:05d}.parquet"
 
 
+def split_shards(config_dir: Path, split: str) -> list[Path]:
+    """A split's shard files in a config's directory, in name (= index) order."""
+    return sorted(Path(config_dir).glob(f"{split}-*.parquet"))
+
+
 def split_files(folder: Path) -> dict[str, dict[str, list[Path]]]:
     """``{config: {split: [shard paths]}}`` for every config directory holding shards, configs in schema order."""
     out: dict[str, dict[str, list[Path]]] = {}
     for cfg_dir in sorted(p for p in Path(folder).iterdir() if p.is_dir() and not p.name.startswith(".")):
         for split in SPLITS:
-            files = sorted(cfg_dir.glob(f"{split}-*.parquet"))
+            files = split_shards(cfg_dir, split)
             if files:
                 out.setdefault(cfg_dir.name, {})[split] = files
     order = {c: i for i, c in enumerate(CONFIGS)}  # cuda-forward first: it is the default config

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import string
-from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
@@ -17,23 +16,20 @@ import pyarrow.parquet as pq
 import yaml
 
 from builder.layout import split_files
-from builder.schema import SPLITS, TARGETS
-from builder.tolerances import TOLERANCES
 from dataset_card.metadata import metadata
 from dataset_card.plots import most_common, plots
 from dataset_card.real import section as real_section
-from dataset_card.sections import (
-    builder_doc,
-    builder_line,
-    example,
-    pct,
-    project_urls,
-    quantiles,
-    regenerate,
-    schema_table,
-    share,
-)
+from dataset_card.sections import builder_doc, builder_line, example, project_urls, regenerate, schema_table
 from dataset_card.standalone import section as standalone_section
+from dataset_card.tables import (
+    builtin_counts,
+    categories_table,
+    configs_table,
+    lengths_table,
+    liveness_table,
+    tolerances_table,
+    verification_table,
+)
 
 TEMPLATE = Path(__file__).with_name("template.md")
 STAT_COLUMNS = [
@@ -55,11 +51,6 @@ STAT_COLUMNS = [
     "generator_version",
 ]
 LOCAL_NAME = "warp_cuda_ir"  # the folder the card's regenerate command writes (its --out)
-TARGET_PASS = {
-    "gpu-verified": "cuda / forward + backward",
-    "real": "cuda + cpu / forward + backward",
-    "standalone": "cpu + cuda programs / forward",
-}
 
 
 def read_config(splits: dict[str, list[Path]], wanted: list[str]) -> pa.Table:
@@ -111,62 +102,14 @@ def context(
     per_config = {cfg: t for cfg, t in stats.items() if cfg != "standalone"}
     first = next(iter(per_config.values()), None)
 
-    # configs and splits
-    rows = ["| config | target / pass | " + " | ".join(SPLITS) + " | total |", "|---|---|" + "---|" * (len(SPLITS) + 1)]
-    for info in meta["dataset_info"]:
-        counts = {s["name"]: s["num_examples"] for s in info["splits"]}
-        cfg = info["config_name"]
-        tp = TARGET_PASS.get(cfg) or " / ".join(TARGETS.get(cfg, ("?", "?"))[:2])
-        rows.append(
-            f"| `{cfg}` | {tp} | " + " | ".join(str(counts.get(s, 0)) for s in SPLITS) + f" | {sum(counts.values())} |"
-        )
-    configs_table = "\n".join(rows)
-
     examples = "\n".join(
         f"### `{cfg}`\n\n{example(splits, cfg)}" for cfg, splits in files.items() if cfg != "standalone"
     )
-    schema = schema_table()
-
-    # categories (per config; the programs are the same across configs)
-    cat_rows = ["| category | " + " | ".join(f"`{c}`" for c in per_config) + " |", "|---|" + "---|" * len(per_config)]
-    cat_counts = {cfg: Counter(t.column("category").to_pylist()) for cfg, t in per_config.items()}
-    all_cats = sorted(set().union(*cat_counts.values())) if cat_counts else []
-    for c in all_cats:
-        cat_rows.append(f"| {c} | " + " | ".join(str(cat_counts[cfg].get(c, 0)) for cfg in per_config) + " |")
-    categories_table = "\n".join(cat_rows)
-
-    # lengths and builtins
-    len_rows = ["| config | source lines | IR lines |", "|---|---|---|"]
-    builtin_counts: Counter = Counter()
-    for cfg, t in per_config.items():
-        len_rows.append(
-            f"| `{cfg}` | {quantiles(t.column('source_lines').to_pylist())} | "
-            f"{quantiles(t.column('ir_lines').to_pylist())} |"
-        )
-    if first is not None:
-        for b in first.column("builtins").to_pylist():
-            builtin_counts.update(sorted(set(b or [])))  # not set order: it changes with PYTHONHASHSEED
-    written = plots(Path(out or folder), per_config, builtin_counts) if per_config else {}
-    top = ", ".join(f"`{b}` ({n})" for b, n in most_common(builtin_counts, 15))
-
-    # verification
-    ver_rows = [
-        "| config | verify | compiled | executed | non-degenerate outputs | GPU match |",
-        "|---|---|---|---|---|---|",
-    ]
-    for cfg, t in per_config.items():
-        levels = ",".join(sorted(set(t.column("verify").to_pylist())))
-        ver_rows.append(
-            f"| `{cfg}` | {levels} | {pct(share(t, 'compiled'))} | {pct(share(t, 'executed'))} | "
-            f"{pct(share(t, 'outputs_nondegenerate'))} | {pct(share(t, 'gpu_match'))} |"
-        )
-    live_rows = ["| config | programs | dead assignments | ineffective parameters |", "|---|---|---|---|"]
-    for cfg, splits in files.items():
-        if cfg not in ("real", "standalone"):  # standalone's programs are its generated configs' programs
-            live_rows.append(liveness_row(cfg, splits))
-    tol_rows = ["| dtype | atol | rtol |", "|---|---|---|"] + [
-        f"| {k} | {a:g} | {r:g} |" for k, (a, r) in TOLERANCES.items()
-    ]
+    builtins = builtin_counts(first)
+    written = plots(Path(out or folder), per_config, builtins) if per_config else {}
+    top = ", ".join(f"`{b}` ({n})" for b, n in most_common(builtins, 15))
+    # standalone's programs are its generated configs' programs
+    programs = {cfg: splits for cfg, splits in files.items() if cfg not in ("real", "standalone")}
 
     tables = [
         *per_config.values(),
@@ -188,18 +131,18 @@ def context(
         "load_snippet": load_snippet(repo_id, default_cfg, default_split),
         "evaluate_command": evaluate_command(repo_id, [*per_config, *(["real"] if real_files else [])]),
         "examples": examples,
-        "schema_table": schema,
-        "configs_table": configs_table,
-        "categories_table": categories_table,
-        "lengths_table": "\n".join(len_rows),
+        "schema_table": schema_table(),
+        "configs_table": configs_table(meta["dataset_info"]),
+        "categories_table": categories_table(per_config),
+        "lengths_table": lengths_table(per_config),
         "source_plot": written.get("source_lines", ""),
         "ir_plot": written.get("ir_lines", ""),
         "builtins_plot": written.get("builtins", ""),
-        "num_builtins": str(len(builtin_counts)),
+        "num_builtins": str(len(builtins)),
         "top_builtins": top or "n/a",
-        "verification_table": "\n".join(ver_rows),
-        "liveness_table": "\n".join(live_rows),
-        "tolerances_table": "\n".join(tol_rows),
+        "verification_table": verification_table(per_config),
+        "liveness_table": liveness_table(programs),
+        "tolerances_table": tolerances_table(),
         "regenerate_command": regenerate(stats, files, request),
         "warp_version": versions("warp_version"),
         "generator_version": versions("generator_version"),
@@ -213,32 +156,6 @@ def context(
 
 def _source(repo_id: str | None) -> str:
     return f'"{repo_id}"' if repo_id else f'"{LOCAL_NAME}"'
-
-
-def liveness_row(cfg: str, splits: dict[str, list[Path]]) -> str:
-    """The config's dead-assignment and ineffective-parameter shares over its distinct programs."""
-    from builder.analysis.liveness import liveness
-
-    sources = sorted(
-        {
-            s
-            for fs in splits.values()
-            for f in fs
-            for s in pq.read_table(f, columns=["python_source"]).column("python_source").to_pylist()
-        }
-    )
-    totals = Counter()
-    for source in sources:
-        r = liveness(source)
-        totals.update(
-            assignments=r.assignments, dead=r.dead, params=r.params, ineffective=r.unused + len(r.idle_params)
-        )
-    return (
-        f"| `{cfg}` | {len(sources)} | {totals['dead']} / {totals['assignments']} "
-        f"({pct(totals['dead'] / totals['assignments'] if totals['assignments'] else None)}) | "
-        f"{totals['ineffective']} / {totals['params']} "
-        f"({pct(totals['ineffective'] / totals['params'] if totals['params'] else None)}) |"
-    )
 
 
 def render(folder: Path, request=None, *, repo_id: str | None = None, out: Path | None = None) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from builder.schema import CONFIGS, FIELDS, SPLITS, TARGETS, columns
-from dataset_card.render import TARGET_PASS
 from dataset_card.sections import schema_table
+from dataset_card.tables import TARGET_PASS
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "schema.md"
 

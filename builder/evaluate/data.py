@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from builder.errors import EvaluationInputError
+from builder.layout import split_shards
 
 COMMON = ("id", "config", "split", "category", "python_source", "target", "pass", "ir", "entry_point", "module_source")
 GENERATED = ("seed", "index", "generator_version")  # a drawn program regenerates its inputs from these
@@ -34,7 +35,7 @@ def load_rows(data: str, config: str, split: str) -> list[dict]:
 def _from_folder(folder: Path, config: str, split: str) -> list[dict]:
     import pyarrow.parquet as pq
 
-    shards = sorted((folder / config).glob(f"{split}-*-of-*.parquet"))
+    shards = split_shards(folder / config, split)
     if not shards:
         raise EvaluationInputError(f"no {config}/{split}-*.parquet shards in folder {str(folder)!r}")
     rows: list[dict] = []

@@ -1,0 +1,111 @@
+"""The card's Markdown tables, each computed from the folder's shards (or its metadata) alone."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from builder.schema import SPLITS, TARGETS
+from builder.tolerances import TOLERANCES
+from dataset_card.sections import pct, quantiles, share
+
+TARGET_PASS = {
+    "gpu-verified": "cuda / forward + backward",
+    "real": "cuda + cpu / forward + backward",
+    "standalone": "cpu + cuda programs / forward",
+}
+
+
+def configs_table(dataset_info: list[dict]) -> str:
+    """Rows per config and split, from the card's ``dataset_info``."""
+    rows = ["| config | target / pass | " + " | ".join(SPLITS) + " | total |", "|---|---|" + "---|" * (len(SPLITS) + 1)]
+    for info in dataset_info:
+        counts = {s["name"]: s["num_examples"] for s in info["splits"]}
+        cfg = info["config_name"]
+        tp = TARGET_PASS.get(cfg) or " / ".join(TARGETS.get(cfg, ("?", "?"))[:2])
+        rows.append(
+            f"| `{cfg}` | {tp} | " + " | ".join(str(counts.get(s, 0)) for s in SPLITS) + f" | {sum(counts.values())} |"
+        )
+    return "\n".join(rows)
+
+
+def categories_table(per_config: dict[str, pa.Table]) -> str:
+    """Rows per category and config (the programs are the same across configs)."""
+    rows = ["| category | " + " | ".join(f"`{c}`" for c in per_config) + " |", "|---|" + "---|" * len(per_config)]
+    counts = {cfg: Counter(t.column("category").to_pylist()) for cfg, t in per_config.items()}
+    for c in sorted(set().union(*counts.values())) if counts else []:
+        rows.append(f"| {c} | " + " | ".join(str(counts[cfg].get(c, 0)) for cfg in per_config) + " |")
+    return "\n".join(rows)
+
+
+def lengths_table(per_config: dict[str, pa.Table]) -> str:
+    rows = ["| config | source lines | IR lines |", "|---|---|---|"]
+    for cfg, t in per_config.items():
+        rows.append(
+            f"| `{cfg}` | {quantiles(t.column('source_lines').to_pylist())} | "
+            f"{quantiles(t.column('ir_lines').to_pylist())} |"
+        )
+    return "\n".join(rows)
+
+
+def builtin_counts(table: pa.Table | None) -> Counter:
+    """In how many rows each Warp builtin is used."""
+    counts: Counter = Counter()
+    if table is not None:
+        for b in table.column("builtins").to_pylist():
+            counts.update(sorted(set(b or [])))  # not set order: it changes with PYTHONHASHSEED
+    return counts
+
+
+def verification_table(per_config: dict[str, pa.Table]) -> str:
+    rows = [
+        "| config | verify | compiled | executed | non-degenerate outputs | GPU match |",
+        "|---|---|---|---|---|---|",
+    ]
+    for cfg, t in per_config.items():
+        levels = ",".join(sorted(set(t.column("verify").to_pylist())))
+        rows.append(
+            f"| `{cfg}` | {levels} | {pct(share(t, 'compiled'))} | {pct(share(t, 'executed'))} | "
+            f"{pct(share(t, 'outputs_nondegenerate'))} | {pct(share(t, 'gpu_match'))} |"
+        )
+    return "\n".join(rows)
+
+
+def liveness_table(configs: dict[str, dict[str, list[Path]]]) -> str:
+    """Dead assignments and ineffective parameters of each config's distinct programs."""
+    rows = ["| config | programs | dead assignments | ineffective parameters |", "|---|---|---|---|"]
+    return "\n".join(rows + [liveness_row(cfg, splits) for cfg, splits in configs.items()])
+
+
+def liveness_row(cfg: str, splits: dict[str, list[Path]]) -> str:
+    """The config's dead-assignment and ineffective-parameter shares over its distinct programs."""
+    from builder.analysis.liveness import liveness
+
+    sources = sorted(
+        {
+            s
+            for fs in splits.values()
+            for f in fs
+            for s in pq.read_table(f, columns=["python_source"]).column("python_source").to_pylist()
+        }
+    )
+    totals = Counter()
+    for source in sources:
+        r = liveness(source)
+        totals.update(
+            assignments=r.assignments, dead=r.dead, params=r.params, ineffective=r.unused + len(r.idle_params)
+        )
+    return (
+        f"| `{cfg}` | {len(sources)} | {totals['dead']} / {totals['assignments']} "
+        f"({pct(totals['dead'] / totals['assignments'] if totals['assignments'] else None)}) | "
+        f"{totals['ineffective']} / {totals['params']} "
+        f"({pct(totals['ineffective'] / totals['params'] if totals['params'] else None)}) |"
+    )
+
+
+def tolerances_table() -> str:
+    rows = ["| dtype | atol | rtol |", "|---|---|---|"]
+    return "\n".join(rows + [f"| {k} | {a:g} | {r:g} |" for k, (a, r) in TOLERANCES.items()])

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from builder.layout import split_files
+from builder.schema import CONFIGS, columns
 from dataset_card.metadata import metadata
 from dataset_card.plots import most_common, plots
 from dataset_card.real import section as real_section
@@ -95,41 +96,40 @@ def context(
     folder = Path(folder)
     files = split_files(folder)
     meta = meta or metadata(folder)
-    real_files = [f for fs in files.get("real", {}).values() for f in fs]
-    # the generated configs' statistics; the real config has its own section
-    stats = {cfg: read_config(splits, STAT_COLUMNS) for cfg, splits in files.items() if cfg != "real"}
-    # standalone rows hold whole programs, not an ir: they have their own section, like real
-    per_config = {cfg: t for cfg, t in stats.items() if cfg != "standalone"}
+    # a source that does not regenerate its rows (the shipped kernels) has its own section and no statistics
+    shipped = [cfg for cfg in files if not _regenerates(cfg)]
+    shipped_files = [f for cfg in shipped for fs in files[cfg].values() for f in fs]
+    stats = {cfg: read_config(splits, STAT_COLUMNS) for cfg, splits in files.items() if cfg not in shipped}
+    # rows that hold whole programs, not an ir (standalone), have their own section too
+    per_config = {cfg: t for cfg, t in stats.items() if _has_ir(cfg)}
     first = next(iter(per_config.values()), None)
 
-    examples = "\n".join(
-        f"### `{cfg}`\n\n{example(splits, cfg)}" for cfg, splits in files.items() if cfg != "standalone"
-    )
+    examples = "\n".join(f"### `{cfg}`\n\n{example(splits, cfg)}" for cfg, splits in files.items() if _has_ir(cfg))
     builtins = builtin_counts(first)
     written = plots(Path(out or folder), per_config, builtins) if per_config else {}
     top = ", ".join(f"`{b}` ({n})" for b, n in most_common(builtins, 15))
-    # standalone's programs are its generated configs' programs
-    programs = {cfg: splits for cfg, splits in files.items() if cfg not in ("real", "standalone")}
+    # a standalone row's program is the program of its generated configs' rows
+    programs = {cfg: files[cfg] for cfg in per_config}
 
     tables = [
         *per_config.values(),
-        *(pq.read_table(f, columns=["warp_version", "generator_version"]) for f in real_files),
+        *(pq.read_table(f, columns=["warp_version", "generator_version"]) for f in shipped_files),
     ]
 
     def versions(col: str) -> str:
         vals = sorted({v for t in tables for v in t.column(col).to_pylist() if v})
         return ", ".join(vals) or "unknown"
 
-    total = sum(t.num_rows for t in stats.values()) + sum(pq.ParquetFile(f).metadata.num_rows for f in real_files)
-    default_cfg = next(iter(per_config), "real" if real_files else next(iter(stats), "cuda-forward"))
-    default_split = "test" if default_cfg == "real" else "train"
+    total = sum(t.num_rows for t in stats.values()) + sum(pq.ParquetFile(f).metadata.num_rows for f in shipped_files)
+    default_cfg = next(iter(per_config), shipped[0] if shipped else next(iter(stats), "cuda-forward"))
+    default_split = "test" if default_cfg in shipped else "train"  # shipped kernels are an evaluation set
     urls = project_urls()
     return {
         "pretty_name": meta["pretty_name"],
         "total_rows": str(total),
-        "num_configs": str(len(stats) + bool(real_files)),
+        "num_configs": str(len(stats) + len(shipped)),
         "load_snippet": load_snippet(repo_id, default_cfg, default_split),
-        "evaluate_command": evaluate_command(repo_id, [*per_config, *(["real"] if real_files else [])]),
+        "evaluate_command": evaluate_command(repo_id, [*per_config, *shipped]),
         "examples": examples,
         "schema_table": schema_table(),
         "configs_table": configs_table(meta["dataset_info"]),
@@ -149,9 +149,19 @@ def context(
         "builder": builder_line(urls),
         "gpu_doc": builder_doc(urls, "docs/gpu-verification.md"),
         "evaluation_doc": builder_doc(urls, "docs/evaluation.md"),
-        "real_section": real_section(real_files),
+        "real_section": real_section(shipped_files),
         "standalone_section": standalone_section(files.get("standalone", {}), _source(repo_id)),
     }
+
+
+def _regenerates(config: str) -> bool:
+    """Whether the config's rows are drawn from a seed: they carry it (a folder's unknown directory is taken for
+    generated). The shipped kernels' rows carry none."""
+    return config not in CONFIGS or "seed" in columns(config)
+
+
+def _has_ir(config: str) -> bool:
+    return config not in CONFIGS or "ir" in columns(config)
 
 
 def _source(repo_id: str | None) -> str:

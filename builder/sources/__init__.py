@@ -4,8 +4,8 @@
 cpu, gpu-verified and standalone configs); ``shipped`` collects the kernels warp-lang ships (the real config).
 Each is a sub-package; ``plan`` (the shard plan) and ``columns`` (what every source derives from a kernel's source
 and its emitted unit) are shared. The build driver (``builder.dataset``), the ``datasets`` builder, the validator
-and the build's report look a config's source up here and call the protocol; none of them branches on a config's
-name.
+and the build's report look a config's source up here and call the protocol (the card reads the same facts from the
+schema's columns); none of them branches on a config's name.
 """
 
 from __future__ import annotations

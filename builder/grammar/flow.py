@@ -18,11 +18,11 @@ def _header(g: Producer, trips: int) -> tuple[str, str]:
     """(loop variable, range expression) for ``trips`` iterations: a literal, a wp.static constant or an
     int argument the executor sets to ``trips``."""
     k, rng = g.k, g.rng
-    j = k.fresh(rng.choice(("j", "k", "m", "s")) if "j" in k.used else "j")
+    j = k.fresh(rng.choice(("j", "k", "m", "s")) if "j" in k.mod.used else "j")
     r = rng.random()
     if r < g.p.static_loops:
         c = k.fresh(rng.choice(("NUM_TERMS", "ORDER", "TAPS", "NUM_ITERS")))
-        k.consts[c] = f"{c} = wp.constant({trips})"
+        k.mod.consts[c] = f"{c} = wp.constant({trips})"
         return j, f"range(wp.static({c}))" if rng.random() < g.p.odds.loop_static_range else f"range({c})"
     if r < g.p.static_loops + g.p.odds.loop_trips_param:
         n = k.size_param(trips, rng.choice(("num_terms", "order", "taps", "iters")))

@@ -47,8 +47,8 @@ def generate(rng: random.Random, category: str) -> Program:
         k.rand_state = k.fresh(rng.choice(("state", "rng", "rstate")))
     if rng.random() < p.struct_params:
         sname = k.fresh(rng.choice(("SimParams", "Params", "Config", "Material", "Settings")))
-        k.structs[sname] = {}
-        k.struct_names.append(sname)
+        k.mod.structs[sname] = {}
+        k.mod.struct_names.append(sname)
         k.param_struct = (sname, k.fresh(rng.choice(("params", "cfg", "config", "mat"))))
     g = Gen(k)
     BUILDERS[p.idiom](g)
@@ -79,11 +79,11 @@ def _finish_uniforms(k: KernelCtx) -> None:
         k.loads.insert(0, f"    {k.rand_state} = wp.rand_init({seed.name}, {lin})")
     if k.param_struct is not None:
         sname, arg = k.param_struct
-        if k.structs[sname]:
+        if k.mod.structs[sname]:
             k.args.append(Param(arg, T.struct_type(sname, ()), (0, 0)))
         else:
-            del k.structs[sname]
-            k.struct_names.remove(sname)
+            del k.mod.structs[sname]
+            k.mod.struct_names.remove(sname)
 
 
 def _kernel_name(rng: random.Random, p: Policy) -> str:

@@ -75,7 +75,7 @@ def call_new(g: Producer, t: WType, depth: int, args: list[E]) -> E:
     overload = bool(others) and rng.random() < g.p.overload
     name = rng.choice(others).name if overload else k.fresh(rng.choice(N.FUNC_NAMES))
     hk = KernelCtx(rng, g.p, 1, k.shape)
-    hk.used, hk.consts, hk.chunks, hk.func_names, hk.helper = k.used, k.consts, k.chunks, k.func_names, True
+    hk.mod, hk.helper = k.mod, True  # its names, constants and nested helpers are the module's
     hg = g.child(hk)  # the helper body is generated like a kernel body, by the caller's kind of generator
     params = []
     for a in args:
@@ -96,11 +96,11 @@ def call_new(g: Producer, t: WType, depth: int, args: list[E]) -> E:
         f"{n}: {'Any' if generic and j == 0 else spell(pt, rng, g.p.odds)}" for j, (n, pt, _) in enumerate(params)
     )
     ret = "" if generic else f" -> {spell(t, rng, g.p.odds)}"
-    k.uses_any |= "Any" in sig
+    k.mod.uses_any |= "Any" in sig
     lines = "\n".join(hk.body + [f"    return {body.code}"])
-    k.chunks.append(f"@wp.func\ndef {name}({sig}){ret}:\n{lines}\n")
+    k.mod.chunks.append(f"@wp.func\ndef {name}({sig}){ret}:\n{lines}\n")
     if not overload:
-        k.func_names.append(name)
+        k.mod.func_names.append(name)
     f = Helper(name, tuple(params), t, body.iv, generic)
     g.funcs.append(f)
     return E(f"{name}({', '.join(a.code for a in args)})", t, body.iv, any(a.varies for a in args))

@@ -28,7 +28,7 @@ def guard(g: Gen) -> None:
     kind = rng.choice(("mask", "mask", "bound", "value"))
     i = k.tid[0]
     if kind == "bound" and k.ndim == 1 and k.shape[0] > 16:
-        n = k.size_param(k.shape[0] - 8, "n" if "n" not in k.used else "count")
+        n = k.size_param(k.shape[0] - 8, "n" if "n" not in k.mod.used else "count")
         k.guard += [f"    if {i} >= {n.code}:", "        return"]
         return
     if kind == "value":

@@ -141,7 +141,7 @@ def sparse(g: Gen) -> None:
     k.emit(f"{end} = {ptr.name}[{i} + 1]")
     acc = k.fresh(rng.choice(("acc", "s", "total", "y")))
     k.emit(f"{acc} = {_zero(t)}")
-    kk, j = k.fresh("k" if "k" not in k.used else "e"), k.fresh("j" if "j" not in k.used else "c")
+    kk, j = k.fresh("k" if "k" not in k.mod.used else "e"), k.fresh("j" if "j" not in k.mod.used else "c")
     k.emit(f"for {kk} in range({start}, {end}):")
     k.emit(f"    {j} = {cols.name}[{kk}]")
     form = rng.choice(("spmv", "laplace", "abs"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass, field
 
 from builder.grammar import names as N
 from builder.grammar import wtypes as T
@@ -34,12 +35,30 @@ def spell(t: WType, rng: random.Random, odds: Odds) -> str:
     return t.spelling
 
 
+@dataclass
+class ModuleParts:
+    """The module around a kernel: the names taken in it and what it declares besides the kernel. The ``@wp.func``
+    helpers drawn for a kernel share their kernel's (their names, constants and definitions are the module's)."""
+
+    used: set[str] = field(default_factory=lambda: set(RESERVED))
+    consts: dict[str, str] = field(default_factory=dict)  # module constant name -> its line
+    options: dict[str, object] = field(default_factory=dict)  # wp.set_module_options({...}) the module states
+    chunks: list[str] = field(default_factory=list)  # helper functions, in definition order
+    struct_names: list[str] = field(default_factory=list)
+    func_names: list[str] = field(default_factory=list)
+    structs: dict[str, dict[str, tuple[WType, Interval]]] = field(default_factory=dict)  # name -> fields
+    uses_any: bool = False  # a generic helper's ``Any``: the module imports it from typing
+
+
 class KernelCtx:
+    """The kernel being drawn: its launch, arguments, lines and scopes, and the state of the statement being
+    written (loop depth, unrolling, random states); ``mod`` is the module around it."""
+
     def __init__(self, rng: random.Random, policy: Policy, ndim: int, shape: tuple[int, ...]):
         self.rng, self.p, self.ndim, self.shape = rng, policy, ndim, shape
-        self.used: set[str] = set(RESERVED)
+        self.mod = ModuleParts()
         self.tid = rng.choice(TID_NAMES[ndim])
-        self.used.update(self.tid)
+        self.mod.used.update(self.tid)
         self.own = ", ".join(self.tid)
         self.args: list[ArrayArg | Param] = []
         self.frames = Frames()
@@ -52,14 +71,7 @@ class KernelCtx:
         # two operands computed from the same inputs may cancel (a - a, b / b), whatever their spelling
         # (thread ids are left out: they mostly appear as indices, ``x[i]`` is the array's value)
         self.defs: dict[str, frozenset[str]] = {}
-        self.consts: dict[str, str] = {}  # module constant name -> its line
-        self.module_options: dict[str, object] = {}  # wp.set_module_options({...}) the module states
-        self.chunks: list[str] = []  # structs and helper functions, in definition order
-        self.struct_names: list[str] = []
-        self.func_names: list[str] = []
-        self.structs: dict[str, dict[str, tuple[WType, Interval]]] = {}
         self.param_struct: tuple[str, str] | None = None  # (struct name, argument name) that holds scalar params
-        self.uses_any = False
         self.rand_state: str | None = None
         self.noise_state = ""  # one seed for the whole launch: a noise field is the same for every thread
         self.unrolled = 1  # copies of the current statement Warp's loop unrolling makes
@@ -71,9 +83,9 @@ class KernelCtx:
     # ---------------------------------------------------------------- names and lines
     def fresh(self, stem: str) -> str:
         name, k = stem, 1
-        while name in self.used:
+        while name in self.mod.used:
             name, k = f"{stem}{k}", k + 1
-        self.used.add(name)
+        self.mod.used.add(name)
         return name
 
     def atoms(self, code: str) -> frozenset[str]:
@@ -95,7 +107,7 @@ class KernelCtx:
 
     def relaunch(self, shape: tuple[int, ...], tid: tuple[str, ...]) -> None:
         """A tile kernel's own grid and ``wp.tid()`` names (a trailing one is the thread's lane in its block)."""
-        self.used.difference_update(self.tid)
+        self.mod.used.difference_update(self.tid)
         self.shape, self.ndim, self.tid = shape, len(shape), tuple(self.fresh(n) for n in tid)
         self.own = ", ".join(self.tid)
 
@@ -125,7 +137,7 @@ class KernelCtx:
         if self.param_struct is not None and (t.is_float or t.kind == "vec"):
             sname, arg = self.param_struct
             fname = stem
-            fields = self.structs[sname]
+            fields = self.mod.structs[sname]
             while fname in fields:
                 fname += "_"
             fields[fname] = (t, iv)
@@ -138,12 +150,12 @@ class KernelCtx:
         out = [E(a.name, a.t, a.iv) for a in self.args if isinstance(a, Param) and a.t == t and a.iv[0] != a.iv[1]]
         if self.param_struct is not None:
             sname, arg = self.param_struct
-            out += [E(f"{arg}.{f}", ft, fiv) for f, (ft, fiv) in self.structs[sname].items() if ft == t]
+            out += [E(f"{arg}.{f}", ft, fiv) for f, (ft, fiv) in self.mod.structs[sname].items() if ft == t]
         return out
 
     def const(self, t: WType, value: float, stem: str) -> E:
         name = self.fresh(stem.upper())
-        self.consts[name] = f"{name} = wp.constant({lit(t, value)})"
+        self.mod.consts[name] = f"{name} = wp.constant({lit(t, value)})"
         return E(name, t, (value, value), False)
 
     def size_param(self, n: int, stem: str = "n") -> E:
@@ -197,17 +209,17 @@ class KernelCtx:
         sig = ",\n".join(f"    {a.name}: {self.annotation(a)}" for a in args)
         lines = [f"    {self.own} = wp.tid()", *self.guard, *self.loads, *self.body]
         kernel = f"{decorator}\ndef {kernel_name}(\n{sig},\n):\n" + "\n".join(lines) + "\n"
-        imports = "import warp as wp\n" if not self.uses_any else "from typing import Any\n\nimport warp as wp\n"
-        consts = "\n".join(self.consts[c] for c in self.consts)
-        if self.module_options:
-            opts = ", ".join(f"{k!r}: {v!r}".replace("'", '"') for k, v in self.module_options.items())
+        imports = "import warp as wp\n" if not self.mod.uses_any else "from typing import Any\n\nimport warp as wp\n"
+        consts = "\n".join(self.mod.consts[c] for c in self.mod.consts)
+        if self.mod.options:
+            opts = ", ".join(f"{k!r}: {v!r}".replace("'", '"') for k, v in self.mod.options.items())
             consts = f"wp.set_module_options({{{opts}}})\n" + ("\n" + consts if consts else "")
         structs = [
             f"@wp.struct\nclass {s}:\n"
-            + "\n".join(f"    {f}: {spell(ft, self.rng, self.p.odds)}" for f, (ft, _) in self.structs[s].items())
-            for s in self.struct_names
+            + "\n".join(f"    {f}: {spell(ft, self.rng, self.p.odds)}" for f, (ft, _) in self.mod.structs[s].items())
+            for s in self.mod.struct_names
         ]
-        parts = [imports + ("\n" + consts + "\n" if consts else "")] + structs + self.chunks + [kernel]
+        parts = [imports + ("\n" + consts + "\n" if consts else "")] + structs + self.mod.chunks + [kernel]
         source = _two_blank_lines(parts)
         return Program(
             category,
@@ -215,9 +227,9 @@ class KernelCtx:
             source,
             args,
             self.shape,
-            self.structs,
-            list(self.func_names),
-            list(self.struct_names),
+            self.mod.structs,
+            list(self.mod.func_names),
+            list(self.mod.struct_names),
             self.block_dim,
             backward,
         )

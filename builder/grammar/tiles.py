@@ -32,7 +32,7 @@ def tile_kernel(g: Gen) -> None:
 
 def _const(g: Gen, stem: str, value: int) -> str:
     name = g.k.fresh(stem)
-    g.k.consts[name] = f"{name} = wp.constant({value})"
+    g.k.mod.consts[name] = f"{name} = wp.constant({value})"
     return name
 
 

@@ -17,7 +17,7 @@ ACTIVATIONS = ("wp.tanh", "wp.sin", "wp.abs")
 
 def gemm(g: Gen) -> None:
     k, rng = g.k, g.rng
-    k.module_options["enable_mathdx_gemm"] = False
+    k.mod.options["enable_mathdx_gemm"] = False
     tm, tn, tk = rng.choice((8, 16)), rng.choice((8, 16)), rng.choice((4, 8, 16))
     steps = rng.choice((1, 2, 2, 3, 4))
     k.relaunch((rng.choice((1, 2, 4)), rng.choice((2, 3))), rng.choice((("i", "j"), ("row", "col"), ("bi", "bj"))))
@@ -69,7 +69,7 @@ def gemm(g: Gen) -> None:
 
 def _const(g: Gen, name: str, value: int) -> str:
     name = g.k.fresh(name)
-    g.k.consts[name] = f"{name} = wp.constant({value})"
+    g.k.mod.consts[name] = f"{name} = wp.constant({value})"
     return name
 
 

@@ -29,7 +29,7 @@ def lanes(g: Gen) -> None:
 
 def _const(g: Gen, name: str, value: int) -> str:
     name = g.k.fresh(name)
-    g.k.consts[name] = f"{name} = wp.constant({value})"
+    g.k.mod.consts[name] = f"{name} = wp.constant({value})"
     return name
 
 

@@ -5,7 +5,7 @@ What the rows are made of goes through here (module options resolved as ``Module
 argument packing as Warp's launcher builds them), so a Warp upgrade that changes codegen touches this file. Two
 other modules reach private Warp for their own narrow jobs: ``splice_run`` (the evaluator's child loads a
 prediction's unit into a module and points Warp's precompiled-header folder at the job directory) and
-``real_import`` (closure variables and type objects of shipped kernels).
+``shipped_import`` (closure variables and type objects of shipped kernels).
 
 Kernels are built from source strings in-process: the source is registered with ``linecache`` (which is what
 ``inspect.getsource`` reads, so ``@wp.kernel``/``@wp.func`` work unchanged) and executed into a namespace whose

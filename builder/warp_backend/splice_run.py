@@ -19,7 +19,7 @@ import warp as wp
 from warp._src import context as _ctx
 
 from builder.grammar.program import Program
-from builder.warp_backend import codegen, real_inputs, trial_run
+from builder.warp_backend import codegen, shipped_inputs, trial_run
 
 
 def _load(source: str, tu: str | None, backward: bool, mode: str = "") -> tuple[_ctx.Module, dict]:
@@ -105,11 +105,11 @@ def real_run(row: dict, tu: str | None, device: str, backward: bool, trials: lis
     module, ns = _load(row["python_source"], tu, backward, "debug" if tu is None else "")
     try:
         kernel = real_kernel(ns, row["kernel_name"], row["arg_types"])
-        real_inputs.check(kernel)
+        shipped_inputs.check(kernel)
         _loaded(module, kernel, device, backward)
         if on_compiled is not None:
             on_compiled()
-        return trial_run.run(kernel, real_inputs.prepare(kernel, device), trials, device, backward)
+        return trial_run.run(kernel, shipped_inputs.prepare(kernel, device), trials, device, backward)
     finally:
         codegen.release(module)
 

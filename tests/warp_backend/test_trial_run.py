@@ -10,7 +10,7 @@ import pytest
 
 from builder.errors import NotEvaluable
 from builder.evaluate import compare
-from builder.warp_backend import codegen, real_inputs, trial_run
+from builder.warp_backend import codegen, shipped_inputs, trial_run
 
 SRC = """import warp as wp
 
@@ -53,25 +53,25 @@ def _trials(*sizes: int) -> list:
 
 def test_shipped_kernel_inputs_follow_its_types_and_every_array_is_kept(loaded):
     kernel = loaded["step"]
-    arrays = trial_run.run(kernel, real_inputs.prepare(kernel, "cpu"), _trials(16, 9), "cpu", backward=True)
+    arrays = trial_run.run(kernel, shipped_inputs.prepare(kernel, "cpu"), _trials(16, 9), "cpu", backward=True)
     assert arrays["0/out/x"].shape == (16, 3) and arrays["1/out/x"].shape == (9, 3)
     assert arrays["0/pre/idx"].min() >= 0 and arrays["0/pre/idx"].max() < 16  # valid indices into any array
     assert {"0/out/p.offsets", "0/grad/x", "0/pregrad/out", "1/grad/p.offsets"} <= set(arrays)
     assert not compare.body_independent(arrays, backward=False)
     assert not compare.body_independent(arrays, backward=True)  # d out / d x is not zero
-    again = trial_run.run(kernel, real_inputs.prepare(kernel, "cpu"), _trials(16, 9), "cpu", backward=True)
+    again = trial_run.run(kernel, shipped_inputs.prepare(kernel, "cpu"), _trials(16, 9), "cpu", backward=True)
     assert compare.compare(again, arrays, lambda dtype: (0.0, 0.0)) == (True, "")  # same seeds, same bytes
 
 
 def test_a_kernel_these_inputs_never_reach_is_body_independent(loaded):
     kernel = loaded["count"]  # floats are in [0.1, 1]: x > 2 never holds, and flags has no gradient
-    arrays = trial_run.run(kernel, real_inputs.prepare(kernel, "cpu"), _trials(16), "cpu", backward=True)
+    arrays = trial_run.run(kernel, shipped_inputs.prepare(kernel, "cpu"), _trials(16), "cpu", backward=True)
     assert compare.body_independent(arrays, backward=False) and compare.body_independent(arrays, backward=True)
 
 
 def test_object_ids_cannot_be_built(loaded):
     with pytest.raises(NotEvaluable, match="uint64"):
-        real_inputs.check(loaded["lookup"])
+        shipped_inputs.check(loaded["lookup"])
 
 
 def test_struct_arrays_are_split_by_field():

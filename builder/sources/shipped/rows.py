@@ -87,7 +87,7 @@ class Summary:
 def record(
     mod: ShippedModule, kernel, config: str, unit: tuple[str, str, str, str], verify: str, warp_version: str
 ) -> dict:
-    """A row (without its compile evidence) for one kernel result of ``real_import`` and one config."""
+    """A row (without its compile evidence) for one kernel result of ``shipped_import`` and one config."""
     tu, ir, entry, options = unit
     target, pass_, _ = TARGETS[config]
     return {
@@ -118,11 +118,11 @@ def record(
 def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary | None = None) -> Iterator[dict]:
     """Every row of the real config for the build options ``opts`` (its ``real_sources``, its ``verify`` as
     ``evidence`` maps it), in order, within ``sample``; ``summary`` (when given) is filled as they go."""
-    from builder.warp_backend import codegen, real_compile, real_import
+    from builder.warp_backend import codegen, shipped_compile, shipped_import
 
     summary = summary if summary is not None else Summary()
     verify = evidence(opts.verify)
-    wdir = real_import.warp_dir()
+    wdir = shipped_import.warp_dir()
     mods = modules(wdir, opts.real_sources)
     mods = strided(mods, sample.stride or {})
     if sample.modules is not None:
@@ -139,7 +139,7 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
             # examples are imported only when that runs none of their work (tests and library only register)
             summary.modules_skipped["example runs code at import (no __main__ guard)"] += 1
             continue
-        res = real_import.collect(mod, wdir, REAL_CONFIGS, IMPORT_TIMEOUT)
+        res = shipped_import.collect(mod, wdir, REAL_CONFIGS, IMPORT_TIMEOUT)
         if res.skipped:
             summary.modules_skipped[res.skipped] += 1
             continue
@@ -158,9 +158,9 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
             taken += 1
             pending.append((mod, kernel))
         if len(pending) >= BATCH_KERNELS:
-            yield from _finish(pending, verify, tc, names, seen, summary, real_compile)
+            yield from _finish(pending, verify, tc, names, seen, summary, shipped_compile)
             pending = []
-    yield from _finish(pending, verify, tc, names, seen, summary, real_compile)
+    yield from _finish(pending, verify, tc, names, seen, summary, shipped_compile)
 
 
 def _text(wdir: str, mod: ShippedModule) -> str:
@@ -169,7 +169,7 @@ def _text(wdir: str, mod: ShippedModule) -> str:
     return (Path(wdir).parent / mod.path).read_text(encoding="utf-8")
 
 
-def _finish(pending, verify: str, tc: dict, names: list[str], seen: set[str], summary: Summary, real_compile):
+def _finish(pending, verify: str, tc: dict, names: list[str], seen: set[str], summary: Summary, shipped_compile):
     """Compile a group of kernels' units and yield their rows."""
     recs, jobs = [], []
     for mod, kernel in pending:
@@ -183,11 +183,11 @@ def _finish(pending, verify: str, tc: dict, names: list[str], seen: set[str], su
                 n += 1
             seen.add(rec["id"])
             target = TARGETS[config][0]
-            job = real_compile.CompileJob(target, rec["module_source"], (rec["entry_point"],))
+            job = shipped_compile.CompileJob(target, rec["module_source"], (rec["entry_point"],))
             recs.append((mod, config, rec, job))
             jobs.append(job)
     if verify == "compile":
-        real_compile.compile_jobs(jobs)
+        shipped_compile.compile_jobs(jobs)
     kept = set()
     for mod, config, rec, job in recs:
         cuda = rec["target"] == "cuda"

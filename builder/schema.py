@@ -188,6 +188,12 @@ def columns(config: str) -> tuple[str, ...]:
     return tuple(k for k in FIELDS if k not in drop)
 
 
+def drawn_from_seed(config: str) -> bool:
+    """Whether ``config``'s rows are programs drawn from ``(seed, split, index)``, which regenerate with their
+    inputs; the shipped kernels' rows (real) carry no seed: their inputs are built from argument types."""
+    return "seed" in columns(config)
+
+
 def check_ir_config(config: str) -> None:
     """Raise ``ConfigError`` unless ``config``'s rows hold an ``ir`` a model can be trained on, predict and be scored
     on (every config but standalone, whose rows hold whole programs)."""

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from builder.layout import split_files
-from builder.schema import CONFIGS, columns
+from builder.schema import CONFIGS, columns, drawn_from_seed
 from dataset_card.metadata import metadata
 from dataset_card.plots import most_common, plots
 from dataset_card.real import section as real_section
@@ -157,7 +157,7 @@ def context(
 def _regenerates(config: str) -> bool:
     """Whether the config's rows are drawn from a seed: they carry it (a folder's unknown directory is taken for
     generated). The shipped kernels' rows carry none."""
-    return config not in CONFIGS or "seed" in columns(config)
+    return config not in CONFIGS or drawn_from_seed(config)
 
 
 def _has_ir(config: str) -> bool:

@@ -26,6 +26,7 @@ from builder.evaluate import compare, sandbox, static, trials
 from builder.evaluate.predictions import Prediction
 from builder.evaluate.splice import splice
 from builder.grammar.sample import sample
+from builder.schema import drawn_from_seed
 
 NO_GPU = "not run: no GPU"
 BODY_FREE = "the reference's result does not depend on the function body"
@@ -49,11 +50,11 @@ class Result:
 
 def job(row: dict, tu: str, stage: str, pch: Path, runs: list[trials.Trial]) -> dict:
     """What a child needs (``workload.run``): no expected value is in it."""
-    real = row["config"] == "real"
-    own = ("kernel_name", "arg_types") if real else ("seed", "split", "index")
+    shipped = not drawn_from_seed(row["config"])
+    own = ("kernel_name", "arg_types") if shipped else ("seed", "split", "index")
     return {
         **{k: row[k] for k in ("id", "category", "python_source", "target", *own)},
-        "real": real,
+        "shipped": shipped,
         "tu": tu,
         "backward": row["pass"] == "backward",
         "stage": stage,
@@ -166,7 +167,7 @@ class Evaluator:
 
     def _real_exclusion(self, row: dict) -> str:
         """Why a shipped kernel's row is not run at all here (its predictions are still compiled), or ""."""
-        if row["config"] != "real":
+        if drawn_from_seed(row["config"]):
             return ""
         if re.search(r"\bwp\.tile", row["python_source"]):
             return TILE
@@ -179,7 +180,7 @@ class Evaluator:
         for row_id, outcome in zip(row_ids, self._map(jobs)):
             row = self.rows[row_id]
             if outcome.status != "ok" or outcome.outputs is None:
-                if row["config"] == "real":
+                if not drawn_from_seed(row["config"]):
                     self.not_scored[row_id] = real_reference_failure(outcome)
                     continue
                 # the harness, not a prediction, failed: scoring the row's predictions would mean nothing
@@ -187,7 +188,7 @@ class Evaluator:
                 raise ReferenceFailed(row_id, f"{reason}: {detail}" if detail else reason)
             arrays = load_arrays(outcome.outputs)
             shutil.rmtree(outcome.outputs.parent, ignore_errors=True)
-            if row["config"] == "real" and not compare.finite(arrays):
+            if not drawn_from_seed(row["config"]) and not compare.finite(arrays):
                 self.not_scored[row_id] = "non-finite reference results on generated inputs"
             elif compare.body_independent(arrays, row["pass"] == "backward"):
                 self.not_scored[row_id] = BODY_FREE
@@ -202,7 +203,7 @@ class Evaluator:
 
     def _trials(self, row: dict) -> list[trials.Trial]:
         if row["id"] not in self.trials:
-            if row["config"] == "real":
+            if not drawn_from_seed(row["config"]):
                 ndim = trials.launch_ndim(row["python_source"], row["kernel_name"])
                 self.trials[row["id"]] = trials.real(row, ndim, self.n_trials)
             else:
@@ -212,7 +213,7 @@ class Evaluator:
     def _job_for(self, row: dict, ir: str, check_bounds: bool = False) -> dict:
         stage = self._stage(row)
         out = job(row, splice(row["module_source"], row["ir"], ir), stage, self.pch, self._runs(row, stage))
-        out["check_bounds"] = check_bounds and out["real"]
+        out["check_bounds"] = check_bounds and out["shipped"]
         return out
 
     def _runs(self, row: dict, stage: str) -> list[trials.Trial]:
@@ -221,7 +222,7 @@ class Evaluator:
     def _tolerance(self, row: dict) -> compare.Tolerance:
         from builder.warp_backend import execute
 
-        if row["config"] == "real":
+        if not drawn_from_seed(row["config"]):
             return compare.loosest(self.references[row["id"]], execute.TOLERANCES)
         program = self._program(row)
         return lambda dtype: execute.tolerance(dtype, program)

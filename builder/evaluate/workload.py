@@ -44,7 +44,7 @@ def run(job: dict, stage: Stage, workdir: str) -> dict | None:
         return None
     device = splice_run.device_name(job["target"])
     trials = [Trial.from_json(t) for t in job["trials"]]
-    if job["real"]:
+    if job["shipped"]:
         if job.get("check_bounds"):
             stage.name = "inputs"
             splice_run.real_run(job, None, "cpu", job["backward"], trials)

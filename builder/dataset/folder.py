@@ -19,6 +19,7 @@ from builder.config import BuildRequest
 from builder.dataset import interrupts, manifest
 from builder.dataset.destination import open_destination
 from builder.dataset.progress import SECONDS_PER_ROW, Progress, hms
+from builder.dataset.renumber import is_empty, renumber
 from builder.dataset.shards import ShardJob
 from builder.sources import build_plan, grouped
 from builder.warp_backend import codegen
@@ -144,7 +145,8 @@ def _warn(message: str) -> None:
 
 def _finish(dest, request: BuildRequest, records: list[dict], card: CardRenderer) -> None:
     dest.store.sweep()
-    shard_files = {f["path"] for r in records for f in r["files"]}
+    records = renumber(dest.store, records)
+    shard_files = {f["path"] for r in records for f in r["files"] if not is_empty(f)}
     folder = dest.local_folder()
     scratch = None
     try:

@@ -15,6 +15,7 @@ import json
 
 from builder import GENERATOR_VERSION
 from builder.config import BuildRequest
+from builder.dataset.renumber import is_empty, planned
 from builder.dataset.shards import DONE, record_path
 from builder.layout import MANIFEST
 from builder.layout import sha256_bytes as sha256
@@ -64,6 +65,8 @@ def finished(store, shard: Shard, doc: dict | None = None, configs: tuple[str, .
     if not isinstance(record, dict) or (record.get("start"), record.get("stop")) != (shard.start, shard.stop):
         return None
     for f in record.get("files", []):
+        if is_empty(f):
+            continue  # the shard yielded no row of that config: there is no file to check
         data = store.get(f["path"])
         if data is None or sha256(data) != f["sha256"]:
             return None
@@ -71,17 +74,19 @@ def finished(store, shard: Shard, doc: dict | None = None, configs: tuple[str, .
 
 
 def _listed(doc: dict, shard: Shard, configs: tuple[str, ...]) -> dict | None:
-    entries = {f.get("path"): f for f in doc["files"] if isinstance(f, dict)}
+    entries = {planned(f): f for f in doc["files"] if isinstance(f, dict) and "path" in f}
+    entries |= {p: {"path": p, "rows": 0, "sha256": None} for p in doc.get("empty", [])}
     files = [entries.get(f"{config}/{shard.filename()}") for config in configs]
     if not configs or None in files:
         return None
     record = {"shard": shard.key(), "split": shard.split, "start": shard.start, "stop": shard.stop}
-    return {**record, "files": [{k: f[k] for k in ("path", "rows", "sha256")} for f in files]}
+    keys = ("path", "rows", "sha256", "planned")
+    return {**record, "files": [{k: f[k] for k in keys if k in f} for f in files]}
 
 
 def write(store, request: BuildRequest, records: list[dict], extra: dict[str, bytes]) -> None:
     """``extra``: the card's files (README.md, plots), listed with the shards."""
-    files = [f for r in records for f in r["files"]]
+    files = [f for r in records for f in r["files"] if not is_empty(f)]
     files += [{"path": p, "rows": None, "sha256": sha256(d)} for p, d in sorted(extra.items())]
     doc = {
         "builder": BUILDER,
@@ -89,6 +94,9 @@ def write(store, request: BuildRequest, records: list[dict], extra: dict[str, by
         "options": request.public(),
         "files": sorted(files, key=lambda f: f["path"]),
     }
+    empty = sorted(f["path"] for r in records for f in r["files"] if is_empty(f))
+    if empty:  # planned shard files that held no row (builder.dataset.renumber): --resume knows they are done
+        doc["empty"] = empty
     data = (json.dumps(doc, indent=1) + "\n").encode()
     if store.get(NAME) != data:  # a repair that changed nothing leaves the manifest untouched
         store.put(NAME, data)

@@ -76,8 +76,12 @@ def _files(store, job: ShardJob) -> tuple[list[dict], dict]:
             for row in source.rows(opts, shard, summary):
                 interrupts.current().check()  # a signal deferred by the handler stops the build within a row
                 done.append(row)
+            path = f"{opts.config}/{shard.filename()}"
+            if not done:  # no 0-row file: datasets cannot read one (builder.dataset.renumber)
+                files.append({"path": path, "rows": 0, "sha256": None})
+                continue
             hook = (lambda: faults.before_commit(shard.key())) if k == 0 else None
-            files.append(_put(store, f"{opts.config}/{shard.filename()}", to_parquet(done, opts.config), hook))
+            files.append(_put(store, path, to_parquet(done, opts.config), hook))
     return files, summary
 
 

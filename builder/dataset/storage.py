@@ -52,6 +52,9 @@ class LocalStore:
         else:
             target.unlink(missing_ok=True)
 
+    def move(self, src: str, dst: str) -> None:
+        os.replace(self.root / src, self.root / dst)
+
     def sweep(self) -> None:
         """Remove temporary files a killed task left."""
         for tmp in self.root.rglob(f".*{TMP_SUFFIX}"):
@@ -95,6 +98,10 @@ class FsspecStore:
     def remove(self, rel: str) -> None:
         if self.fs.exists(self._key(rel)):
             self.fs.rm(self._key(rel), recursive=True)
+
+    def move(self, src: str, dst: str) -> None:
+        self.put(dst, self.get(src))  # a copy, then the old key goes: an object store has no atomic rename
+        self.remove(src)
 
     def sweep(self) -> None:
         pass  # nothing is ever half-written under a final key

@@ -11,7 +11,6 @@ kernel or the whole module could not be used.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import multiprocessing as mp
 import re
 import sys
@@ -29,20 +28,19 @@ from builder.warp_backend import codegen
 OPTIONAL_PACKAGES = ("pxr", "torch", "jax", "jaxlib", "cupy", "paddle", "numba", "taichi", "pyglet", "OpenGL", "usd")
 
 
-class _Absent(importlib.abc.MetaPathFinder):
-    """Makes ``OPTIONAL_PACKAGES`` absent in the importing child even where they are installed (the ``train``
-    extra brings torch), so the real config is the same on every machine."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in OPTIONAL_PACKAGES:
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-
-
 def _hide_optional_packages() -> None:
+    """Make ``OPTIONAL_PACKAGES`` absent in the importing child even where they are installed (the ``train``
+    extra brings torch), so the real config is the same on every machine.
+
+    ``sys.modules[name] = None`` is how the import system itself spells "absent": ``import``,
+    ``importlib.import_module`` and ``importlib.util.find_spec`` (which returns None for it, as for a package that
+    was never installed) all see the same thing. A finder that raised instead made ``find_spec("pxr")`` raise in
+    warp's own test utilities, and every test module importing them was skipped.
+    """
     for name in [n for n in sys.modules if n.partition(".")[0] in OPTIONAL_PACKAGES]:
         del sys.modules[name]
-    sys.meta_path.insert(0, _Absent())
+    for name in OPTIONAL_PACKAGES:
+        sys.modules[name] = None
 
 
 @dataclass

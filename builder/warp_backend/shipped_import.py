@@ -84,6 +84,7 @@ def emit_reason(message: str) -> str:
     """A countable reason from Warp's error: its type and last line, without the code excerpt or numbers."""
     kind, _, rest = message.partition(":")
     last = rest.strip().splitlines()[-1].lstrip(";").strip() if rest.strip() else ""
+    last = re.sub(r" at \S+\.py\S*", "", last)  # the file path is the machine's, not part of the reason
     return re.sub(r"\d+", "N", f"{kind}: {last}")[:100]
 
 

@@ -93,3 +93,10 @@ def test_tile_kernel_is_specialised_for_its_block_dim():
     unit = codegen.emit_kernel("fft", kernel, ("cuda-forward",), block_dim=block_dim)["cuda-forward"]
     assert f"#define WP_TILE_BLOCK_DIM {block_dim}\n" in unit.tu
     assert unit.entry == "fft_tiled_cuda_kernel_forward"
+
+
+def test_a_skip_reason_names_no_file_of_this_machine():
+    from builder.warp_backend.shipped_import import emit_reason
+
+    message = "WarpCodegenError: In function 'slot_add' at /site-packages/warp/tests/test_x.py:123:"
+    assert emit_reason(message) == "WarpCodegenError: In function 'slot_add'"

@@ -5,8 +5,17 @@
   (difflib ratio over tokens), i.e. retrieval without adaptation;
 - ``nearest_body``: the row's own signature (from its reference) on the body of that nearest train row's
   ``ir``, so the prediction passes the static checks and is judged by compiling and running;
+- ``retrieval_rename``: that nearest row's ``ir`` with its kernel name and argument names replaced by the
+  row's, argument by argument in order: the floor a trained model must beat, since copying a near neighbour
+  and renaming it needs no understanding of the code;
+- ``retrieval_rename_types``: the same, the neighbour taken among the train rows whose argument types equal the
+  row's (the plain pool when none does);
 - ``empty``: the reference signature with an empty body (compiles, computes nothing): what ``compiled``
   alone is worth.
+
+The train rows come from ``--train-data`` (default: ``--data``) and ``--train-config`` (default: ``--config``);
+for the ``real`` config, whose rows have no train split, name a generated folder and config, and only the rows of
+that config's target and pass are predicted.
 """
 
 from __future__ import annotations
@@ -19,32 +28,75 @@ import sys
 from pathlib import Path
 
 from builder.evaluate import data
+from builder.schema import TARGETS
 
-KINDS = ("reference", "nearest", "nearest_body", "empty")
+KINDS = ("reference", "nearest", "nearest_body", "retrieval_rename", "retrieval_rename_types", "empty")
+RETRIEVAL = ("kernel_name", "arg_names", "arg_types")  # the columns renaming reads, on both sides
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+# an identifier, with the struct access before it when it is one of the kernel's argument structs
+# (``_wp_args->x``, ``wp_contiguous_args.x``, the backward's adjoint structs)
+_IDENT = re.compile(r"(\b\w*args(?:->|\.))?\b([A-Za-z_]\w*)")
+_ENTRY_SUFFIXES = tuple(f"_{t}_kernel_{p}" for t in ("cpu", "cuda") for p in ("forward", "backward"))
 
 
 def _tokens(source: str) -> list[str]:
     return _TOKEN.findall(source)
 
 
-def nearest(row: dict, train: list[dict]) -> str:
-    """The ir of the most similar same-category train row (ties: the first in dataset order)."""
+def nearest_row(row: dict, train: list[dict], same_types: bool = False) -> dict:
+    """The most similar same-category train row (difflib ratio over tokens; ties: the first in dataset order);
+    with ``same_types``, among those whose argument types equal the row's when there are any."""
     pool = [t for t in train if t["category"] == row["category"]] or train
+    if same_types:
+        pool = [t for t in pool if t["arg_types"] == row["arg_types"]] or pool
     matcher = difflib.SequenceMatcher(autojunk=False)
     matcher.set_seq2(_tokens(row["python_source"]))
     best, best_ratio = pool[0], -1.0
     for t in pool:
         matcher.set_seq1(_tokens(t["python_source"]))
+        # quick_ratio bounds ratio from above: a row that cannot beat the best is not aligned (same answer)
+        if matcher.quick_ratio() <= best_ratio:
+            continue
         ratio = matcher.ratio()
         if ratio > best_ratio:
             best, best_ratio = t, ratio
-    return best["ir"]
+    return best
+
+
+def nearest(row: dict, train: list[dict]) -> str:
+    return nearest_row(row, train)["ir"]
 
 
 def nearest_body(row: dict, train: list[dict]) -> str:
     other = nearest(row, train)
     return row["ir"][: row["ir"].index("{")] + other[other.index("{") :]
+
+
+def rename(ir: str, source: dict, target: dict) -> str:
+    """``source``'s ``ir`` with its kernel name and argument names replaced by ``target``'s (by position): in the
+    entry point and its argument struct, the argument variables (``var_x``, ``adj_x``) and struct fields."""
+    old, new = source["kernel_name"], target["kernel_name"]
+    args = dict(zip(source["arg_names"], target["arg_names"]))
+
+    def one(m: re.Match) -> str:
+        access, word = m.group(1) or "", m.group(2)
+        if access:
+            return access + args.get(word, word)
+        for prefix in ("var_", "adj_"):
+            if word.startswith(prefix) and word[len(prefix) :] in args:
+                return prefix + args[word[len(prefix) :]]
+        if word == f"wp_args_{old}":
+            return f"wp_args_{new}"
+        if word.startswith(old) and word[len(old) :] in _ENTRY_SUFFIXES:
+            return new + word[len(old) :]
+        return word
+
+    return _IDENT.sub(one, ir)
+
+
+def retrieval_rename(row: dict, train: list[dict], same_types: bool = False) -> str:
+    other = nearest_row(row, train, same_types)
+    return rename(other["ir"], other, row)
 
 
 def empty(row: dict) -> str:
@@ -57,6 +109,8 @@ def predictions(kind: str, rows: list[dict], train: list[dict]) -> list[dict]:
         "reference": lambda r: r["ir"],
         "nearest": lambda r: nearest(r, train),
         "nearest_body": lambda r: nearest_body(r, train),
+        "retrieval_rename": lambda r: retrieval_rename(r, train),
+        "retrieval_rename_types": lambda r: retrieval_rename(r, train, same_types=True),
         "empty": empty,
     }[kind]
     return [{"id": r["id"], "ir": make(r)} for r in rows]
@@ -68,10 +122,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--config", required=True)
     p.add_argument("--split", default="test")
     p.add_argument("--kind", choices=KINDS, required=True)
+    p.add_argument("--train-data", default=None, help="folder or Hub id of the train rows (default: --data)")
+    p.add_argument("--train-config", default=None, help="config of the train rows (default: --config)")
     p.add_argument("--out", required=True, help="PRED.jsonl to write")
     args = p.parse_args(argv)
-    rows = data.load_rows(args.data, args.config, args.split)
-    train = data.load_rows(args.data, args.config, "train") if args.kind.startswith("nearest") else []
+    retrieval = args.kind.startswith(("nearest", "retrieval"))
+    rows = data.load_rows(args.data, args.config, args.split, extra=RETRIEVAL if retrieval else ())
+    train = []
+    if retrieval:
+        train_config = args.train_config or args.config
+        if train_config not in TARGETS:
+            p.error(f"--train-config must be a config with a train split ({', '.join(TARGETS)}), got {train_config!r}")
+        target, pass_, _ = TARGETS[train_config]
+        rows = [r for r in rows if (r["target"], r["pass"]) == (target, pass_)]
+        train = data.load_rows(args.train_data or args.data, train_config, "train", extra=RETRIEVAL)
     out = Path(args.out)
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_text("".join(json.dumps(x) + "\n" for x in predictions(args.kind, rows, train)))

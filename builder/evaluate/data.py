@@ -17,23 +17,24 @@ def columns(config: str) -> tuple[str, ...]:
     return COMMON + (GENERATED if drawn_from_seed(config) else SHIPPED)
 
 
-def load_rows(data: str, config: str, split: str) -> list[dict]:
-    """Rows of ``config``/``split`` (only the columns scoring needs), in dataset order."""
+def load_rows(data: str, config: str, split: str, extra: tuple[str, ...] = ()) -> list[dict]:
+    """Rows of ``config``/``split`` (only the columns scoring needs, and ``extra``), in dataset order."""
+    names = list(dict.fromkeys(columns(config) + extra))
     folder = Path(data)
     if folder.is_dir():
-        return _from_folder(folder, config, split)
+        return _from_folder(folder, config, split, names)
     if folder.exists() or data.count("/") != 1:
         raise EvaluationInputError(f"--data {data!r} is neither a dataset folder nor a Hub id (owner/name)")
     import datasets
 
     try:
-        ds = datasets.load_dataset(data, config, split=split).select_columns(list(columns(config)))
+        ds = datasets.load_dataset(data, config, split=split).select_columns(names)
     except Exception as exc:  # noqa: BLE001 - the Hub raises many types; all mean "cannot load that"
         raise EvaluationInputError(f"cannot load {data!r} config {config!r} split {split!r}: {exc}") from exc
     return ds.to_list()
 
 
-def _from_folder(folder: Path, config: str, split: str) -> list[dict]:
+def _from_folder(folder: Path, config: str, split: str, names: list[str]) -> list[dict]:
     import pyarrow.parquet as pq
 
     shards = split_shards(folder / config, split)
@@ -41,7 +42,7 @@ def _from_folder(folder: Path, config: str, split: str) -> list[dict]:
         raise EvaluationInputError(f"no {config}/{split}-*.parquet shards in folder {str(folder)!r}")
     rows: list[dict] = []
     for shard in shards:
-        rows.extend(pq.read_table(shard, columns=list(columns(config))).to_pylist())
+        rows.extend(pq.read_table(shard, columns=names).to_pylist())
     return rows
 
 

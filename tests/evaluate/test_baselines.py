@@ -1,0 +1,54 @@
+"""The retrieval floors: ``rename`` must turn one kernel's emitted code into what Warp itself emits for that kernel
+under other names, so a retrieval baseline fails for what it copied, never for a renaming slip."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+
+import pytest
+
+from builder.evaluate import baselines
+from builder.grammar.policy import CATEGORIES
+from builder.grammar.sample import sample
+from builder.warp_backend import codegen
+
+CONFIGS = ("cpu", "cuda-forward", "cuda-backward")
+
+
+def _renamed_source(source: str, names: dict[str, str]) -> str:
+    """``source`` with each Python name in ``names`` replaced (an attribute after ``.`` is another name)."""
+    out, previous = [], None
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.NAME and tok.string in names and previous != ".":
+            tok = tok._replace(string=names[tok.string])
+        out.append(tok)
+        previous = tok.string
+    return tokenize.untokenize(out)
+
+
+def _code(ir: str) -> list[str]:
+    return [line for line in ir.splitlines() if not line.strip().startswith("//")]  # comments quote the Python
+
+
+@pytest.mark.parametrize("index", range(0, 2 * len(CATEGORIES), 3))
+def test_rename_gives_what_warp_emits_for_the_renamed_kernel(index):
+    program = sample(7, "train", index, CATEGORIES).program
+    args = [a.name for a in program.args]
+    names = {program.kernel_name: "renamed_kernel", **{a: f"zz_arg{i}" for i, a in enumerate(args)}}
+    before = codegen.emit("before", program.source, f"wcir_before_{index}", CONFIGS)
+    after = codegen.emit("after", _renamed_source(program.source, names), f"wcir_after_{index}", CONFIGS)
+    old = {"kernel_name": program.kernel_name, "arg_names": args}
+    new = {"kernel_name": "renamed_kernel", "arg_names": [names[a] for a in args]}
+    for config in CONFIGS:
+        got = baselines.rename(before[config].ir, old, new)
+        assert _code(got) == _code(after[config].ir), (config, program.source)
+
+
+def test_same_types_prefers_a_neighbour_with_the_row_s_argument_types():
+    row = {"category": "c", "python_source": "a b c", "arg_types": ["int32"], "kernel_name": "k", "arg_names": ["x"]}
+    close = {**row, "arg_types": ["float32"], "ir": "close"}
+    typed = {**row, "python_source": "z y", "ir": "typed"}
+    assert baselines.nearest_row(row, [close, typed])["ir"] == "close"
+    assert baselines.nearest_row(row, [close, typed], same_types=True)["ir"] == "typed"
+    assert baselines.nearest_row(row, [close], same_types=True)["ir"] == "close"  # no typed row: the plain pool

@@ -104,6 +104,18 @@ class ReferenceFailed(RuntimeError):
         return ReferenceFailed, (self.row_id, self.reason)
 
 
+class HarnessUnavailable(RuntimeError):
+    """The evaluation harness could not run a row's own reference on this machine (``evaluate.preflight``), so no
+    prediction is scored; the message says why."""
+
+    def __init__(self, reason: str):
+        super().__init__(f"the evaluation harness cannot run on this machine: {reason}")
+        self.reason = reason
+
+    def __reduce__(self):
+        return HarnessUnavailable, (self.reason,)
+
+
 class ExtractError(ValueError):
     """A shipped kernel's source could not be cut out of its module file."""
 

@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     if any(r["target"] == "cuda" for r in used.values()):
         from builder.warp_backend import codegen
 
+        codegen.init_quietly()  # Warp's no-driver warning: the report already says when CUDA rows ran on no GPU
         gpu = codegen.cuda_available()
     evaluator = Evaluator(used, limits, args.num_proc, gpu, args.trials)
     try:

@@ -4,6 +4,7 @@ A row's reference (its unmodified ``module_source``) runs once, in a child like 
 device and trials (``trials``: the row's own inputs, fresh seeded ones, a smaller launch); its arrays are read
 into this process and its job directory removed before any prediction starts, so a prediction's child never
 sees them. Each prediction's arrays are compared with them here (``compare``), within ``execute.TOLERANCES``.
+The first reference is the preflight (``preflight``): run alone, it must pass before any other child starts.
 
 A row is left out of ``functional`` (``Result.not_scored``) when its reference cannot tell a right body from an
 empty one (``compare.body_independent``), and a shipped (``real``) row also when inputs cannot be built from its
@@ -21,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from builder.errors import ReferenceFailed
-from builder.evaluate import compare, sandbox, static, trials
+from builder.errors import HarnessUnavailable, ReferenceFailed, SandboxUnavailable
+from builder.evaluate import compare, preflight, sandbox, static, trials
 from builder.evaluate.predictions import Prediction
 from builder.evaluate.splice import splice
 from builder.grammar.sample import sample
@@ -63,19 +64,6 @@ def job(row: dict, tu: str, stage: str, pch: Path, runs: list[trials.Trial]) -> 
     }
 
 
-def _failure(outcome: sandbox.Outcome) -> tuple[str, str]:
-    """(reason, detail) of a child that did not finish its job."""
-    if outcome.status == "timeout":
-        return "timeout", outcome.detail
-    if outcome.status == "crash":
-        return f"crashed ({outcome.detail.split(';')[0]})", outcome.detail
-    if outcome.status == "error":
-        return ("compile error" if outcome.stage == "compile" else "launch error"), outcome.detail
-    if "MemoryError" in outcome.detail:
-        return "out of memory", outcome.detail
-    return "child failed", outcome.detail
-
-
 def real_reference_failure(outcome: sandbox.Outcome) -> str:
     """Why a shipped kernel's reference gives nothing to compare with (a reason counted in the report)."""
     if outcome.status == "error" and outcome.detail.startswith("NotEvaluable: "):
@@ -88,7 +76,7 @@ def real_reference_failure(outcome: sandbox.Outcome) -> str:
         return f"reference crashed on generated inputs ({outcome.detail.split(';')[0]})"
     if outcome.status == "error" and outcome.stage == "inputs":
         return "reference raised on generated inputs"
-    return f"reference failed in the harness ({_failure(outcome)[0]})"
+    return f"reference failed in the harness ({outcome.failure()[0]})"
 
 
 def load_arrays(path: Path) -> dict[str, np.ndarray]:
@@ -155,7 +143,8 @@ class Evaluator:
             reason = self._real_exclusion(self.rows[row_id])
             if reason:
                 self.not_scored[row_id] = reason
-        self._run_references(sorted({p.id for _, p, row in pending if self._stage(row) == "run"}))
+        done = self._preflight([row for _, _, row in pending])
+        self._run_references(sorted({p.id for _, p, row in pending if self._stage(row) == "run"}), done)
         outcomes = self._map([self._job_for(row, p.ir) for _, p, row in pending])
         for (n, _, row), outcome in zip(pending, outcomes):
             results[n] = self._score(results[n], row, outcome)
@@ -174,17 +163,35 @@ class Evaluator:
         # real mixes targets: its CUDA rows are left out of functional, not made null, where no GPU runs them
         return NO_GPU if row["target"] == "cuda" and not self.gpu else ""
 
-    def _run_references(self, row_ids: list[str]) -> None:
-        """Run each row's reference; keep its arrays in memory and remove its job directory at once."""
-        jobs = [self._job_for(self.rows[i], self.rows[i]["ir"], check_bounds=True) for i in row_ids]
-        for row_id, outcome in zip(row_ids, self._map(jobs)):
-            row = self.rows[row_id]
+    def _preflight(self, rows: list[dict]) -> dict[str, sandbox.Outcome]:
+        """The evaluation's first child, one row's reference (``preflight``); returns its outcome by row id when
+        it ran as ``_run_references`` would have run it. Raises ``HarnessUnavailable``."""
+        if not rows:
+            return {}
+        row = min(rows, key=lambda r: r["id"])
+        stage = preflight.stage(row, self._stage(row))
+        try:
+            (outcome,) = self._map([self._job_for(row, row["ir"], check_bounds=True, stage=stage)])
+        except SandboxUnavailable as exc:
+            raise HarnessUnavailable(str(exc)) from None
+        preflight.check(row["id"], stage, outcome)
+        return {row["id"]: outcome} if stage == "run" else {}
+
+    def _run_references(self, row_ids: list[str], done: dict[str, sandbox.Outcome] | None = None) -> None:
+        """Run each row's reference (but those ``done`` already); keep its arrays in memory and remove its job
+        directory at once."""
+        done = done or {}
+        todo = [i for i in row_ids if i not in done]
+        jobs = [self._job_for(self.rows[i], self.rows[i]["ir"], check_bounds=True) for i in todo]
+        outcomes = {**done, **dict(zip(todo, self._map(jobs)))}
+        for row_id in row_ids:
+            row, outcome = self.rows[row_id], outcomes[row_id]
             if outcome.status != "ok" or outcome.outputs is None:
                 if not drawn_from_seed(row["config"]):
                     self.not_scored[row_id] = real_reference_failure(outcome)
                     continue
                 # the harness, not a prediction, failed: scoring the row's predictions would mean nothing
-                reason, detail = _failure(outcome) if outcome.status != "ok" else ("no outputs", "")
+                reason, detail = outcome.failure() if outcome.status != "ok" else ("no outputs", "")
                 raise ReferenceFailed(row_id, f"{reason}: {detail}" if detail else reason)
             arrays = load_arrays(outcome.outputs)
             shutil.rmtree(outcome.outputs.parent, ignore_errors=True)
@@ -210,8 +217,8 @@ class Evaluator:
                 self.trials[row["id"]] = trials.generated(row, self._program(row), self.n_trials)
         return self.trials[row["id"]]
 
-    def _job_for(self, row: dict, ir: str, check_bounds: bool = False) -> dict:
-        stage = self._stage(row)
+    def _job_for(self, row: dict, ir: str, check_bounds: bool = False, stage: str = "") -> dict:
+        stage = stage or self._stage(row)
         out = job(row, splice(row["module_source"], row["ir"], ir), stage, self.pch, self._runs(row, stage))
         out["check_bounds"] = check_bounds and out["shipped"]
         return out
@@ -230,7 +237,7 @@ class Evaluator:
     def _score(self, result: Result, row: dict, outcome: sandbox.Outcome) -> Result:
         result.compiled = outcome.compiled
         if outcome.status != "ok":
-            result.reason, result.detail = _failure(outcome)
+            result.reason, result.detail = outcome.failure()
             return result
         if row["id"] in self.not_scored:
             return result

@@ -2,11 +2,12 @@
 
 Each job gets a bubblewrap sandbox whose only command is a holder (``cat``, reading a pipe this process keeps):
 its own user, mount, network, PID, IPC, UTS and cgroup namespaces; the whole file system read-only; a fresh
-``/dev`` (plus the NVIDIA device nodes for CUDA jobs); a private ``/tmp``; write access to the job's directory
-only. The job's child, forked from the fork server that already imported Warp, joins those namespaces
-(``enter.join``) instead of being started by bubblewrap, which would cost a fresh interpreter and its imports
-per prediction. Killing the holder ends the PID namespace, so everything the prediction started dies with it,
-``setsid`` escapees included; ``--die-with-parent`` does the same if the evaluator itself dies.
+``/dev`` (plus the NVIDIA device nodes for CUDA jobs); a private ``/tmp`` and temporary directory, which still
+show Python's own files read-only (``mounts``); write access to the job's directory only. The job's child,
+forked from the fork server that already imported Warp, joins those namespaces (``enter.join``) instead of
+being started by bubblewrap, which would cost a fresh interpreter and its imports per prediction. Killing the
+holder ends the PID namespace, so everything the prediction started dies with it, ``setsid`` escapees included;
+``--die-with-parent`` does the same if the evaluator itself dies.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import subprocess
 from pathlib import Path
 
 from builder.errors import SandboxUnavailable
+from builder.evaluate import mounts
 
 # the only environment variables a child inherits (its fork server is started with these alone; it imports
 # the builder from where PYTHONPATH says, as the evaluator did)
@@ -39,14 +41,12 @@ def bwrap() -> str:
 
 
 def command(job_dir: Path, writable: tuple[Path, ...] = (), readable: tuple[Path, ...] = (), gpu: bool = False):
-    """bwrap's arguments for a job: ``writable`` and ``readable`` are bound at their own paths (after the private
-    ``/tmp``, which would hide them), the job directory writable."""
+    """bwrap's arguments for a job: ``writable`` and ``readable`` are bound at their own paths, the job directory
+    writable, over private temporary directories that still show Python's own files (``mounts``)."""
     args = [bwrap(), *UNSHARE, "--die-with-parent", "--new-session", "--clearenv"]
-    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    for path in (job_dir, *writable):
-        args += ["--bind", str(path), str(path)]
-    for path in readable:
-        args += ["--ro-bind", str(path), str(path)]
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for option, path in mounts.ordered(job_dir, writable, readable):
+        args += [option, str(path)] if option == mounts.TMPFS else [option, str(path), str(path)]
     if gpu:  # the driver's device nodes only; its libraries are in the read-only file system
         for node in sorted(glob.glob("/dev/nvidia*")):
             args += ["--dev-bind", node, node]

@@ -53,6 +53,18 @@ class Outcome:
     detail: str = ""
     outputs: Path | None = None
 
+    def failure(self) -> tuple[str, str]:
+        """(reason, detail) of a child that did not finish its job, as a result's ``reason`` names it."""
+        if self.status == "timeout":
+            return "timeout", self.detail
+        if self.status == "crash":
+            return f"crashed ({self.detail.split(';')[0]})", self.detail
+        if self.status == "error":
+            return ("compile error" if self.stage == "compile" else "launch error"), self.detail
+        if "MemoryError" in self.detail:
+            return "out of memory", self.detail
+        return "child failed", self.detail
+
 
 _lock = threading.Lock()
 _context: multiprocessing.context.BaseContext | None = None

@@ -71,14 +71,17 @@ def test_missing_split_exits_2(folder, tmp_path, capsys):
 
 
 def test_reference_that_cannot_run_exits_1(folder, tmp_path, capsys):
-    """A timeout too short for the row's own reference is the harness failing, not the prediction."""
+    """A timeout too short for the row's own reference is the harness failing, not the prediction: the preflight
+    stops the evaluation before any prediction runs, in one line, with no report of zeros."""
     row = _rows(folder)[0]
     pred = tmp_path / "pred.jsonl"
     pred.write_text(json.dumps({"id": row["id"], "ir": row["ir"]}) + "\n")
     argv = ["evaluate", "--data", str(folder), "--config", "cpu", "--split", "test", "--predictions", str(pred)]
     assert main([*argv, "--out", str(tmp_path / "r.json"), "--timeout", "0.2"]) == 1
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and f"the reference of row {row['id']!r} did not run (timeout" in err
+    assert len(err.splitlines()) == 1
+    assert err.startswith("warp-cuda-ir: error: the evaluation harness cannot run on this machine: ")
+    assert f"the reference of row {row['id']!r} failed (timeout: killed after 0.2 s)" in err
     assert not (tmp_path / "r.json").exists()
 
 

@@ -5,7 +5,8 @@ the folder lists is there), ``schema``, ``rows`` (single rows: text, placement, 
 (unique ids, exact duplicates), ``near_duplicates`` (MinHash), ``evidence`` (categories, builtins,
 verification), ``regenerate`` (every row regenerates byte for byte), ``fidelity`` (a sample equals what Warp's
 public pipeline writes), ``standalone`` (whole programs; a sample built with g++ and run), ``decontam`` (the
-real config shares no program with the generated ones) and ``card``. The ``real`` config (shipped kernels) gets
+real config shares no program with the generated ones), ``card`` and ``user_load`` (``datasets`` loads every
+config, in memory and streamed). The ``real`` config (shipped kernels) gets
 the checks that apply to rows without a seed or index: schema, text, placement, unique ids, IR function,
 hashes, builtins, compile evidence.
 """
@@ -28,6 +29,7 @@ from builder.validate.regenerate import Determinism
 from builder.validate.results import Report
 from builder.validate.schema import Schema, has_all_columns
 from builder.validate.shards import Shards
+from builder.validate.user_load import UserLoad
 
 __all__ = ["Report", "Result", "validate", "config_checks"]
 
@@ -82,7 +84,8 @@ def validate(
         results.append(Decontamination().run(complete))
     if data.folder is not None:
         results.append(Card(data.folder, config).run(data.tables))
-    else:
+        results.append(UserLoad(data.folder, config).run(data.tables))
+    else:  # a Hub repo was read through datasets.load_dataset already (``load``)
         results.append(Result("card", "", "skip", "Hub repo: the card is parsed by load_dataset itself"))
     sizes = {cfg: {s: t.num_rows for s, t in splits.items()} for cfg, splits in data.tables.items()}
     return Report(source, sizes, results, time.perf_counter() - start)

@@ -60,6 +60,7 @@ def test_validate_passes_on_fresh_build(folder, tmp_path, capsys):
         "determinism",
         "fidelity",
         "card",
+        "datasets_load",
     } <= names
     assert all(c["status"] in ("pass", "info") for c in report["checks"])
     assert "OK:" in text
@@ -186,6 +187,20 @@ def test_truncated_shard_is_one_line_naming_it(copy):
     assert proc.returncode == 1, proc.stderr
     assert len(err) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert "cpu/train-00001-of-00002.parquet" in err[0] and "not a readable Parquet file" in err[0]
+
+
+def test_a_shard_datasets_cannot_read_fails_naming_it(copy):
+    """A 0-row Parquet file reads fine with pyarrow, but ``datasets.load_dataset`` raises on it: validate must load
+    the folder the way a user does."""
+    from builder.schema import features
+
+    shard = copy / "cpu" / "validation-00001-of-00002.parquet"
+    pq.write_table(pa.Table.from_pylist([], schema=features("cpu").arrow_schema), shard)
+    assert pq.read_table(shard).num_rows == 0  # pyarrow has no complaint
+    proc = _cli("validate", str(copy), "--fidelity-sample", "0")
+    assert proc.returncode == 1, proc.stdout
+    line = next(x for x in proc.stdout.splitlines() if "datasets_load" in x)
+    assert "FAIL" in line and "cpu/validation-00001-of-00002.parquet: ArrowInvalid" in line, line
 
 
 def test_deleted_shard_is_named(copy, capsys):

@@ -1,14 +1,16 @@
 """The training curve of a `warp-cuda-ir train` run: loss, held-out loss and the evaluator's scores by checkpoint.
 
     python scripts/baseline_curve.py RUN --data FOLDER [--config cpu] [--split test] [--limit 40]
-                                     [--max-new-tokens 512] [--batch-size 20] [--num-proc 1]
+                                     [--max-new-tokens 0] [--batch-size 20] [--num-proc 1]
                                      [--real-data REAL_FOLDER] [--out docs/baseline_curve]
 
 For each checkpoint of RUN it writes greedy predictions for the first --limit rows of the split
 (`warp-cuda-ir predict`), scores them (`warp-cuda-ir evaluate`) and measures the teacher-forced loss on the
-same rows (and, with --real-data, on the real rows of the trained target and pass), then writes OUT.json (the
-log and the scores by step) and OUT.png (training and held-out loss; exact match, compiled and functional
-rates against steps). Predictions and reports go to a temporary folder that is removed at the end.
+same rows (and, with --real-data, on the real rows of the trained target and pass) with
+`builder.train.heldout.score` (nats per byte and per token of ir, whole rows only), then writes OUT.json (the
+log and the scores by step) and OUT.png (training and held-out loss per token; held-out loss per byte; exact
+match, compiled and functional rates against steps). Predictions and reports go to a temporary folder that
+is removed at the end.
 """
 
 from __future__ import annotations
@@ -33,12 +35,12 @@ def score(ckpt: Path, args: argparse.Namespace, tmp: Path) -> dict:
     if cli(["evaluate", *where, "--predictions", str(pred), "--out", str(report), "--num-proc", str(args.num_proc)]):
         raise SystemExit(f"evaluate failed for {ckpt}")
     rep = json.loads(report.read_text())
-    step = json.loads((ckpt / "train.json").read_text())["step"]
-    held_out = heldout.loss(ckpt, args.data, args.config, args.split, args.limit)
+    step = checkpoint.read_info(ckpt)["step"]
     keys = ("rows", "predictions", "exact_match", "compiled", "functional", "failures")
-    out = {"step": step, "held_out_loss": round(held_out, 4), **{k: rep[k] for k in keys}}
+    out = {"step": step, **{k: rep[k] for k in keys}}
+    out["held_out"] = heldout.score(ckpt, args.data, args.config, args.split, args.limit)
     if args.real_data:  # every real row with the trained target and pass: how far the loss carries to shipped code
-        out["real_held_out_loss"] = round(heldout.loss(ckpt, args.real_data, "real", "test", 0), 4)
+        out["real_held_out"] = heldout.score(ckpt, args.real_data, "real", "test", 0)
     return out
 
 
@@ -48,16 +50,19 @@ def plot(log: list[dict], scores: list[dict], out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(14, 3.6))
+    steps = [s["step"] for s in scores]
     left.plot([r["step"] for r in log], [r["loss"] for r in log], label="train (batch)")
-    left.plot([s["step"] for s in scores], [s["held_out_loss"] for s in scores], marker="o", label="held out")
-    if all("real_held_out_loss" in s for s in scores):
-        real = [s["real_held_out_loss"] for s in scores]
-        left.plot([s["step"] for s in scores], real, marker="s", label="real (shipped kernels)")
-    left.set(xlabel="step", ylabel="loss per completion token", title="loss")
+    for key, label, marker in (("held_out", "held out", "o"), ("real_held_out", "real (shipped kernels)", "s")):
+        if all(key in s for s in scores):
+            left.plot(steps, [s[key]["nats_per_token"] for s in scores], marker=marker, label=label)
+            middle.plot(steps, [s[key]["nats_per_byte"] for s in scores], marker=marker, label=label)
+    left.set(xlabel="step", ylabel="nats per ir token", title="loss per token")
+    middle.set(xlabel="step", ylabel="nats per byte of ir", title="held-out loss per byte (whole rows)")
     left.legend()
+    middle.legend()
     for key in ("exact_match", "compiled", "functional"):
-        right.plot([s["step"] for s in scores], [s[key] for s in scores], marker="o", label=key)
+        right.plot(steps, [s[key] for s in scores], marker="o", label=key)
     right.set(xlabel="step", ylabel="share of predictions", ylim=(-0.02, 1.02), title="greedy, generated test rows")
     right.legend()
     fig.tight_layout()
@@ -71,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--config", default="cpu")
     p.add_argument("--split", default="test")
     p.add_argument("--limit", type=int, default=40)
-    p.add_argument("--max-new-tokens", type=int, default=512)
+    p.add_argument("--max-new-tokens", type=int, default=0, help="0: the longest reference's tokens + 1")
     p.add_argument("--batch-size", type=int, default=20, help="rows decoded together")
     p.add_argument("--num-proc", type=int, default=1, help="evaluate's child processes")
     p.add_argument("--real-data", default="", help="a built `real` folder: add its held-out loss to the curve")

@@ -12,7 +12,8 @@ HELP = "decode a checkpoint's predictions for a split (greedy or sampled) into P
 EPILOG = (
     "Prompts are built and truncated as in training: a source longer than the run's --max-prompt tokens keeps "
     "its last tokens (the @wp.kernel comes last, after its helpers). A completion stops at the end-of-text "
-    "token, at --max-new-tokens, or at the run's --max-length, whichever comes first. Rows are taken in stored "
+    "token, at --max-new-tokens (default: the longest reference among the rows predicted, in tokens, plus the "
+    "end-of-text token), or at the run's --max-length, whichever comes first. Rows are taken in stored "
     "order; for `real`, whose rows mix targets and passes, only those the model was trained for."
 )
 
@@ -28,7 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--samples", type=int, default=1, help="samples per row, for pass@k (default 1)")
     p.add_argument("--temperature", type=float, default=0.0, help="0: greedy (default); > 0: sampled")
     p.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling mass (default 1.0)")
-    p.add_argument("--max-new-tokens", type=int, default=0, help="cap on a completion (default 0: the context)")
+    cap = "cap on a completion (default 0: the longest reference's tokens + 1)"
+    p.add_argument("--max-new-tokens", type=int, default=0, help=cap)
     p.add_argument("--batch-size", type=int, default=8, help="rows decoded together (default 8)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--all-targets", action="store_true", help="real: every row, not only the trained target/pass")

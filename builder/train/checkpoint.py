@@ -5,10 +5,11 @@
     RUN/log.jsonl                   one line per logged step: loss, learning rate, tokens/s
     RUN/checkpoints/step-000100/    model (config.json, model.safetensors), tokenizer.json,
                                     trainer.pt (optimizer, scheduler, grad scaler, step), stream.json,
-                                    train.json (the run's options)
+                                    train.json (the run's options, the step, the format)
 
 A checkpoint is written under a temporary name and renamed into place, so a kill leaves either the whole
-checkpoint or none of it; the newest complete one is what ``--resume`` and ``predict`` load.
+checkpoint or none of it; the newest complete one is what ``--resume`` and ``predict`` load. Every checkpoint
+and run.json carries ``FORMAT``; one of another format is refused, not misread.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from pathlib import Path
 from builder.errors import ConfigError
 
 PREFIX = "step-"
+# What a checkpoint's token ids mean. 1 (no "format" key): BPE within whole lines; 2: BPE within identifier
+# pieces (builder/train/tokenizer.py). A model of one format decodes nonsense through the other's tokenizer.
+FORMAT = 2
 
 
 def folders(run: Path) -> list[Path]:
@@ -54,7 +58,8 @@ def save(run: Path, step: int, model, tokenizer, trainer_state: dict, stream_sta
     torch.save(trainer_state, tmp / "trainer.pt")
     (tmp / "stream.json").write_text(json.dumps(stream_state))
     # what predict needs to rebuild prompts as in training, without the run folder around the checkpoint
-    (tmp / "train.json").write_text(json.dumps({"options": options, "step": step}, indent=1) + "\n")
+    info = {"options": options, "step": step, "format": FORMAT}
+    (tmp / "train.json").write_text(json.dumps(info, indent=1) + "\n")
     if final.exists():  # the same step saved again (a resumed run that stopped at once)
         shutil.rmtree(final)
     os.replace(tmp, final)
@@ -62,6 +67,22 @@ def save(run: Path, step: int, model, tokenizer, trainer_state: dict, stream_sta
         for old in folders(run)[: -options["keep"]]:
             shutil.rmtree(old)
     return final
+
+
+def check_format(info: dict, where: Path) -> dict:
+    """``info`` (a train.json or run.json) if it is of this trainer's format, else a ConfigError saying why."""
+    found = info.get("format", 1)
+    if found != FORMAT:
+        raise ConfigError(
+            f"{str(where)!r} is checkpoint format {found}; this trainer reads format {FORMAT} (its tokenizer splits "
+            "text into other tokens): train a new run"
+        )
+    return info
+
+
+def read_info(folder: Path) -> dict:
+    """A checkpoint's train.json (options, step, format), refused if of another format."""
+    return check_format(json.loads((folder / "train.json").read_text()), folder)
 
 
 def load_trainer(folder: Path) -> tuple[dict, dict]:

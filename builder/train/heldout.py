@@ -1,38 +1,121 @@
-"""Held-out loss: a checkpoint's mean cross-entropy per completion token on rows it never trained on.
+"""Held-out loss: a checkpoint's cross-entropy on rows it never trained on, in nats per byte of ir and per token.
 
 Teacher-forced, so it moves long before a greedy decode writes a function that compiles: the measure of
-progress for a model still far from the evaluator's scores.
+progress for a model still far from the evaluator's scores. Per *byte* (UTF-8 bytes of the row's ``ir``) so
+runs with different tokenizers compare; per token for continuity. Both count the ir's tokens only: the
+``<|eos|>`` after them is reported apart (``eos_nats``, its mean loss), since it says when to stop, not what
+to write.
+
+Only whole rows are scored: the prompt is built as in training (its source's tail when longer than the run's
+``max_prompt``; counted in ``prompts_cut``), and a row whose prompt, ir and ``<|eos|>`` do not fit in the
+run's ``max_length`` (the context the model was trained at) is left out and counted (``left_out`` rows,
+``left_out_bytes`` of ir), never cut. Rows are grouped by ``source_of`` their id.
 """
 
 from __future__ import annotations
 
-import json
+from collections import defaultdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from builder.train import batches, checkpoint, model, predict, prompt, tokenizer
 
 
-def loss(ckpt: str | Path, data: str, config: str, split: str, limit: int, batch_size: int = 16) -> float:
-    """Mean loss per completion token over the rows ``predict`` would decode (the first ``limit`` with the trained
-    target and pass), prompts built as in training."""
-    import torch
+@dataclass
+class Tally:
+    rows: int = 0
+    scored: int = 0
+    left_out: int = 0
+    left_out_bytes: int = 0
+    prompts_cut: int = 0
+    ir_bytes: int = 0
+    ir_tokens: int = 0
+    nats: float = 0.0
+    eos_nats: float = 0.0
 
+    def add(self, other: Tally) -> None:
+        for name, value in asdict(other).items():
+            setattr(self, name, getattr(self, name) + value)
+
+    def summary(self) -> dict:
+        out = {k: v for k, v in asdict(self).items() if k not in ("nats", "eos_nats")}
+        out["nats_per_byte"] = round(self.nats / self.ir_bytes, 5) if self.ir_bytes else None
+        out["nats_per_token"] = round(self.nats / self.ir_tokens, 5) if self.ir_tokens else None
+        out["eos_nats"] = round(self.eos_nats / self.scored, 5) if self.scored else None
+        return out
+
+
+def source_of(row_id: str) -> str:
+    """``warp.examples`` for ``real/test/warp.examples.core.example_x:kernel/cpu`` (the shipped package a real
+    row comes from: warp.examples, warp._src, warp.tests); the config for a generated row (``cpu/test/0/1``)."""
+    parts = row_id.split("/")
+    if parts[0] == "real" and len(parts) > 2:
+        return ".".join(parts[2].split(":")[0].split(".")[:2])
+    return parts[0]
+
+
+def score(ckpt: str | Path, data: str, config: str, split: str, limit: int = 0, batch_tokens: int = 8192) -> dict:
+    """Loss over the rows ``predict`` would decode (the first ``limit`` with the trained target and pass): the
+    overall summary, with ``by_source`` holding one summary per ``source_of`` group."""
     folder = checkpoint.latest(Path(ckpt))
-    opts = json.loads((folder / "train.json").read_text())["options"]
+    opts = checkpoint.read_info(folder)["options"]
     tok, net = tokenizer.load(folder / "tokenizer.json"), model.load(folder)
     net.eval()
     rows = predict.rows_to_predict(data, config, split, opts["config"], predict.DecodeOptions(limit=limit))
-    total, count = 0.0, 0
-    for start in range(0, len(rows), batch_size):
-        examples = [
-            prompt.example(tok, r, opts["max_prompt"], opts["max_length"]) for r in rows[start : start + batch_size]
-        ]
-        batch = batches.collate(examples, tok.token_to_id(prompt.PAD))
+    tallies: dict[str, Tally] = defaultdict(Tally)
+    examples, owners = [], []
+    for row in rows:
+        t = tallies[source_of(row["id"])]
+        ids, n_prompt, cut = _example(tok, row, opts["max_prompt"])
+        nbytes = len(row["ir"].encode("utf-8"))
+        t.rows += 1
+        if len(ids) > opts["max_length"]:  # no position past the trained context: left out, not cut
+            t.left_out += 1
+            t.left_out_bytes += nbytes
+            continue
+        t.scored += 1
+        t.prompts_cut += cut
+        t.ir_bytes += nbytes
+        t.ir_tokens += len(ids) - n_prompt - 1
+        examples.append((ids, n_prompt))
+        owners.append(t)
+    for t, nats in zip(owners, _completion_losses(net, examples, tok.token_to_id(prompt.PAD), batch_tokens)):
+        t.nats += float(nats[:-1].sum())
+        t.eos_nats += float(nats[-1])
+    total = Tally()
+    for t in tallies.values():
+        total.add(t)
+    return {**total.summary(), "by_source": {k: tallies[k].summary() for k in sorted(tallies)}}
+
+
+def _example(tok, row: dict, max_prompt: int) -> tuple[list[int], int, bool]:
+    """(prompt + ir + eos ids, prompt length, whether the prompt was cut to max_prompt), nothing else cut."""
+    ids = prompt.prompt_ids(tok, row, max_prompt)
+    cut = len(ids) == max_prompt and len(prompt.prompt_ids(tok, row, max_prompt + 1)) > max_prompt
+    completion = tok.encode(row["ir"]).ids + [tok.token_to_id(prompt.EOS)]
+    return ids + completion, len(ids), cut
+
+
+def _completion_losses(net, examples: list[tuple[list[int], int]], pad_id: int, batch_tokens: int):
+    """Per example, the loss (nats) of each completion token, in the given order. Batched by length (longest
+    first) under ``batch_tokens`` padded tokens a batch, so a few long rows do not pad every batch."""
+    import torch
+
+    order = sorted(range(len(examples)), key=lambda i: -len(examples[i][0]))
+    out: list = [None] * len(examples)
+    start = 0
+    while start < len(order):
+        width = len(examples[order[start]][0])
+        chunk = order[start : start + max(1, batch_tokens // width)]
+        batch = batches.collate([examples[i] for i in chunk], pad_id)
         with torch.no_grad():
             logits = net(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
         labels = batch["labels"][:, 1:]  # position t predicts token t + 1
-        total += torch.nn.functional.cross_entropy(
-            logits[:, :-1].reshape(-1, logits.shape[-1]).float(), labels.reshape(-1), reduction="sum"
-        ).item()
-        count += int((labels != batches.IGNORE).sum())
-    return total / max(count, 1)
+        nats = torch.nn.functional.cross_entropy(
+            logits[:, :-1].transpose(1, 2).float(), labels, ignore_index=batches.IGNORE, reduction="none"
+        )
+        for row, i in enumerate(chunk):
+            ids, n_prompt = examples[i]
+            out[i] = nats[row, n_prompt - 1 : len(ids) - 1].double()
+        start += len(chunk)
+    return out

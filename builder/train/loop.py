@@ -57,7 +57,12 @@ def _start(opts: TrainOptions, run: Path, progress: Callable[[str], None]):
     run.mkdir(parents=True)
     tok.save(str(run / "tokenizer.json"))
     net = model.build(opts.model, tok, opts.max_length, opts.seed)
-    info = {"options": opts.to_dict(), "tokens_per_row": stats, "parameters": model.parameters(net)}
+    info = {
+        "options": opts.to_dict(),
+        "format": checkpoint.FORMAT,
+        "tokens_per_row": stats,
+        "parameters": model.parameters(net),
+    }
     (run / "run.json").write_text(json.dumps(info, indent=1) + "\n")
     return tok, net
 
@@ -74,7 +79,8 @@ def prepare(opts: TrainOptions, resume: bool, progress: Callable[[str], None]) -
         raise ConfigError(f"{str(run)!r} has no checkpoint to resume from (not a run folder, or stopped before one)")
     device, _ = _device()
     if found:
-        info = json.loads((run / "run.json").read_text())
+        checkpoint.read_info(found[-1])  # a run of an older format cannot continue with this tokenizer
+        info = checkpoint.check_format(json.loads((run / "run.json").read_text()), run)
         _check_same(opts, info["options"], run)
         tok, net = tokenizer.load(found[-1] / "tokenizer.json"), model.load(found[-1])
     else:

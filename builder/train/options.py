@@ -55,8 +55,10 @@ class TrainOptions:
     max_steps: int = _opt(1000, "stop after this many optimizer steps")
     max_minutes: float = _opt(0.0, "also stop after this many minutes of training (0: no time limit)")
     batch_size: int = _opt(16, "rows per optimizer step")
-    max_length: int = _opt(1024, "tokens per training sequence (prompt + completion); longer rows are truncated")
-    max_prompt: int = _opt(256, "at most this many prompt tokens; a longer source keeps its last tokens")
+    # 2,048 / 1,024: whole rows. On the first 1,000 train rows of a cpu build (identifier-piece tokenizer at
+    # 8,192 tokens) the source's p95 is 246 tokens and max 400, the ir's p95 1,342 and max 2,884.
+    max_length: int = _opt(2048, "tokens per training sequence (prompt + completion); longer rows are truncated")
+    max_prompt: int = _opt(1024, "at most this many prompt tokens; a longer source keeps its last tokens")
     lr: float = _opt(1e-3, "peak learning rate (AdamW), reached after --warmup-steps, then cosine to 10%")
     warmup_steps: int = _opt(50, "linear warm-up steps")
     weight_decay: float = _opt(0.01, "AdamW weight decay")

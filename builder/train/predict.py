@@ -3,7 +3,10 @@
 Greedy (``temperature=0``, one sample a row) or sampled (``n`` samples a row, for pass@k). Prompts are built
 and truncated exactly as in training (header, the tail of the source, ``<|ir|>``), and a completion may run
 to the model's trained context length (``max_length``) or ``max_new_tokens``, whichever comes first; it ends
-at ``<|eos|>``. Sampling is seeded per batch from the run's RNG derivation, so a rerun writes the same bytes.
+at ``<|eos|>``. ``max_new_tokens`` 0 (the default) is the longest reference among the rows predicted, in
+tokens, plus its ``<|eos|>``: no answer as long as a reference is cut short, and no batch decodes to the end
+of the context when every reference is shorter. Sampling is seeded per batch from the run's RNG derivation,
+so a rerun writes the same bytes.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ class DecodeOptions:
     samples: int = 1
     temperature: float = 0.0  # 0: greedy
     top_p: float = 1.0
-    max_new_tokens: int = 0  # 0: up to the trained context length
+    max_new_tokens: int = 0  # 0: the longest reference among the rows predicted (+ its <|eos|>)
     batch_size: int = 8
     limit: int = 0  # the first N matching rows of the split in stored order (0: all)
     seed: int = 0
@@ -57,7 +60,12 @@ def rows_to_predict(data: str, config: str, split: str, trained: str, opts: Deco
     return rows
 
 
-def _decode_batch(net, tok, info: dict, batch: list[dict], opts: DecodeOptions) -> list[list[str]]:
+def new_tokens(tok, rows: list[dict], opts: DecodeOptions) -> int:
+    """The cap on a completion: ``max_new_tokens``, or when 0 the longest reference of ``rows`` and its eos."""
+    return opts.max_new_tokens or max(len(tok.encode(row["ir"]).ids) for row in rows) + 1
+
+
+def _decode_batch(net, tok, info: dict, batch: list[dict], opts: DecodeOptions, cap: int) -> list[list[str]]:
     import torch
 
     train_opts = info["options"]
@@ -67,7 +75,7 @@ def _decode_batch(net, tok, info: dict, batch: list[dict], opts: DecodeOptions) 
     ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts])  # left padding: every prompt ends at -1
     mask = (torch.arange(width)[None, :] >= torch.tensor([width - len(p) for p in prompts])[:, None]).long()
     room = train_opts["max_length"] - width
-    new = min(room, opts.max_new_tokens) if opts.max_new_tokens else room
+    new = min(room, cap)
     device = next(net.parameters()).device
     sampled = opts.temperature > 0
     with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []), torch.no_grad():
@@ -99,20 +107,21 @@ def write(
 ) -> int:
     """Write the predictions file atomically; returns the number of lines."""
     folder = checkpoint.latest(Path(ckpt))
-    info = json.loads((folder / "train.json").read_text())
+    info = checkpoint.read_info(folder)
     tok, net = tokenizer.load(folder / "tokenizer.json"), model.load(folder)
     net.eval()
     if _cuda():
         net.to("cuda")
     rows = rows_to_predict(data, config, split, info["options"]["config"], opts)
-    progress(f"{folder}: predicting {len(rows)} {config}/{split} rows x {opts.samples} sample(s)")
+    cap = new_tokens(tok, rows, opts)
+    progress(f"{folder}: predicting {len(rows)} {config}/{split} rows x {opts.samples} sample(s), at most {cap} tokens")
     out = Path(out)
     tmp = out.with_name(f".{out.name}.tmp")
     try:
         with open(tmp, "w", encoding="utf-8") as f:
             for start in range(0, len(rows), opts.batch_size):
                 batch = rows[start : start + opts.batch_size]
-                for row, texts in zip(batch, _decode_batch(net, tok, info, batch, opts)):
+                for row, texts in zip(batch, _decode_batch(net, tok, info, batch, opts, cap)):
                     f.writelines(json.dumps({"id": row["id"], "ir": t}) + "\n" for t in texts)
                 progress(f"{min(start + opts.batch_size, len(rows))}/{len(rows)} rows")
         os.replace(tmp, out)

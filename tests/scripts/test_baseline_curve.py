@@ -12,9 +12,10 @@ def test_no_checkpoints_exit_2(tmp_path, capsys):
 
 def test_plot_writes_a_png(tmp_path):
     log = [{"step": s, "loss": 5.0 / s} for s in (10, 20, 30)]
+    held = [{"nats_per_token": 6.0 / s, "nats_per_byte": 1.5 / s} for s in (10, 30)]
     scores = [
-        {"step": s, "held_out_loss": 6.0 / s, "exact_match": 0.0, "compiled": s / 100, "functional": s / 200}
-        for s in (10, 30)
+        {"step": s, "held_out": h, "exact_match": 0.0, "compiled": s / 100, "functional": s / 200}
+        for s, h in zip((10, 30), held)
     ]
     C.plot(log, scores, tmp_path / "curve.png")
     assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,63 @@
+"""scripts/transfer_probe.py at a tiny scale: the report has its fields and finite figures, and the same data
+gives the same figures."""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+
+import pytest
+
+pytest.importorskip("torch", reason="the train extra is not installed")
+pytest.importorskip("transformers", reason="the train extra is not installed")
+
+from scripts import transfer_probe as P  # noqa: E402 - after the extra's guard
+
+pytestmark = pytest.mark.slow  # builds a folder and trains
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    """One folder with a tiny cpu config (24 train, 3 test rows) and the real rows of two shipped modules."""
+    from builder.cli import main
+
+    out = tmp_path_factory.mktemp("probe") / "data"
+    argv = ["build", "--configs", "cpu,real", "--real-sources", "examples", "--real-modules", "2", "--verify", "none"]
+    argv += ["--num-train", "24", "--num-validation", "0", "--num-test", "3", "--rows-per-shard", "12"]
+    assert main([*argv, "--out", str(out)]) == 0
+    return str(out)
+
+
+def test_the_report_has_its_fields_and_finite_figures(both, tmp_path, capsys, monkeypatch):
+    out, scratch = tmp_path / "probe.json", tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the probe's temporary run folder goes
+    assert P.main(["--data", both, "--real-data", both, "--steps", "2", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert set(report) == {"protocol", "train", "generated", "real", "seconds"}
+    assert report["protocol"]["steps"] == 2 and report["protocol"]["checkpoint_format"] == 2
+    assert report["generated"]["rows"] == 3 and set(report["generated"]["by_source"]) == {"cpu"}
+    assert report["real"]["rows"] > 0 and set(report["real"]["by_source"]) == {"warp.examples"}
+    for part in ("generated", "real"):
+        for key in ("nats_per_byte", "nats_per_token", "eos_nats"):
+            assert math.isfinite(report[part][key]) and report[part][key] > 0
+        assert report[part]["scored"] + report[part]["left_out"] == report[part]["rows"]
+    printed = capsys.readouterr().out
+    assert printed.startswith("protocol: {") and "nats_per_byte" in printed and "warp.examples" in printed
+    assert not list(scratch.iterdir())  # the temporary run folder is gone
+
+
+def test_same_data_same_figures(both, tmp_path):
+    tiny = P.Protocol(steps=3, layers=1, hidden=32, heads=2, vocab_size=400, tokenizer_rows=24, warmup_steps=1)
+    first = P.probe(both, both, tiny, tmp_path / "a", progress=lambda m: None)
+    again = P.probe(both, both, tiny, tmp_path / "b", progress=lambda m: None)
+    assert first["generated"] == again["generated"] and first["real"] == again["real"]
+    assert first["train"] == again["train"]
+
+
+@pytest.mark.parametrize("argv", [["--steps", "0"], ["--threads", "-1"]])
+def test_bad_options_exit_2(both, tmp_path, argv, capsys):
+    assert P.main(["--data", both, "--real-data", both, "--out", str(tmp_path / "p.json"), *argv]) == 2
+    assert capsys.readouterr().err.startswith("transfer_probe: error: ")
+    assert not (tmp_path / "p.json").exists()

@@ -37,6 +37,8 @@ class UserLoad:
         with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_load_") as cache:
             env = {**os.environ, "HF_HOME": cache, "HF_DATASETS_CACHE": str(Path(cache) / "datasets")}
             env |= {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+            # the child imports the builder from where this process did (scripts/validate.py run by path too)
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).parents[2]), env.get("PYTHONPATH")]))
             child = "import sys; from builder.validate.user_load import child; child(sys.argv[1:])"
             argv = [sys.executable, "-c", child, str(self.folder), *configs]
             try:
@@ -48,6 +50,8 @@ class UserLoad:
             return Result(self.name, "", "fail", f"the loading child failed (exit {proc.returncode}): {last}")
         problems, loaded = [], 0
         for line in proc.stdout.splitlines():
+            if not line.startswith("{"):
+                continue  # a library's own print, not a record
             got = json.loads(line)
             where = f"{got['config']}/{got['split']}"
             expected = tables.get(got["config"], {}).get(got["split"])

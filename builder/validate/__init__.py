@@ -5,8 +5,8 @@ the folder lists is there), ``schema``, ``rows`` (single rows: text, placement, 
 (unique ids, exact duplicates), ``near_duplicates`` (MinHash), ``evidence`` (categories, builtins,
 verification), ``regenerate`` (every row regenerates byte for byte), ``fidelity`` (a sample equals what Warp's
 public pipeline writes), ``standalone`` (whole programs; a sample built with g++ and run), ``decontam`` (the
-real config shares no program with the generated ones), ``card`` and ``user_load`` (``datasets`` loads every
-config, in memory and streamed). The ``real`` config (shipped kernels) gets
+real config shares no program with the generated ones), ``card`` and ``datasets_load`` (``datasets`` loads every
+config, in memory and streamed, as a user does). The ``real`` config (shipped kernels) gets
 the checks that apply to rows without a seed or index: schema, text, placement, unique ids, IR function,
 hashes, builtins, compile evidence.
 """
@@ -87,6 +87,7 @@ def validate(
         results.append(UserLoad(data.folder, config).run(data.tables))
     else:  # a Hub repo was read through datasets.load_dataset already (``load``)
         results.append(Result("card", "", "skip", "Hub repo: the card is parsed by load_dataset itself"))
+        results.append(Result(UserLoad.name, "", "skip", "Hub repo: every config was read with load_dataset above"))
     sizes = {cfg: {s: t.num_rows for s, t in splits.items()} for cfg, splits in data.tables.items()}
     return Report(source, sizes, results, time.perf_counter() - start)
 

@@ -3,9 +3,10 @@
 The other checks read the Parquet files with pyarrow, which reads files ``datasets`` refuses (a 0-row shard made
 ``load_dataset(folder, "real")`` raise ``ArrowInvalid: BatchSize must be greater than 0`` while validate said
 OK). So this check asks ``datasets`` itself: for every config, each split in memory and its first row streamed,
-in a child process (``child``) with a private, temporary cache and the Hub
+in one child process for the whole folder (``user_load_child``) with a private, temporary cache and the Hub
 offline, so the user's cache is neither read nor written and nothing ``datasets`` keeps in memory leaks into
-the validator. A config that fails is loaded again shard by shard, to name the file ``datasets`` cannot read.
+the validator. A config that fails is loaded again shard by shard, to name the files ``datasets`` cannot read;
+the rows it loads must be the rows the shards' Parquet metadata counts.
 """
 
 from __future__ import annotations
@@ -33,88 +34,56 @@ class UserLoad:
         self.folder, self.config = Path(folder).resolve(), config
 
     def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
+        """``tables`` are the shards as pyarrow read them (``load``): their row counts are the Parquet metadata's."""
         configs = [self.config] if self.config else [c for c in tables if c in CONFIGS]  # others: config_name
-        with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_load_") as cache:
-            env = {**os.environ, "HF_HOME": cache, "HF_DATASETS_CACHE": str(Path(cache) / "datasets")}
-            env |= {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-            # the child imports the builder from where this process did (scripts/validate.py run by path too)
-            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).parents[2]), env.get("PYTHONPATH")]))
-            child = "import sys; from builder.validate.user_load import child; child(sys.argv[1:])"
-            argv = [sys.executable, "-c", child, str(self.folder), *configs]
+        with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_load_") as tmp:
+            records = Path(tmp) / "records.jsonl"
             try:
-                proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=TIMEOUT)
+                proc = _run_child(self.folder, records, configs, Path(tmp) / "cache")
             except subprocess.TimeoutExpired:
                 return Result(self.name, "", "fail", f"datasets did not load the folder within {TIMEOUT} s")
+            got = [json.loads(line) for line in records.read_text().splitlines()] if records.is_file() else []
         if proc.returncode != 0:
             last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-            return Result(self.name, "", "fail", f"the loading child failed (exit {proc.returncode}): {last}")
-        problems, loaded = [], 0
-        for line in proc.stdout.splitlines():
-            if not line.startswith("{"):
-                continue  # a library's own print, not a record
-            got = json.loads(line)
-            where = f"{got['config']}/{got['split']}"
-            expected = tables.get(got["config"], {}).get(got["split"])
-            if got.get("error"):
-                problems.append(f"{got.get('file') or where}: {got['error']}")
-            elif expected is not None and got["rows"] != expected.num_rows:
-                problems.append(f"{where}: datasets loads {got['rows']} rows, the shards hold {expected.num_rows}")
-            else:
-                loaded += 1
-        if problems:
-            message = f"datasets.load_dataset fails on {len(problems)} split(s): " + "; ".join(problems[:3])
-            return Result(self.name, "", "fail", message, len(problems), problems[:MAX_OFFENDERS])
-        return Result(self.name, "", "pass", f"datasets loads all {loaded} splits, in memory and streamed", loaded)
+            after = f" after {got[-1]['config']}/{got[-1]['split']}" if got else ""
+            return Result(self.name, "", "fail", f"the loading child failed (exit {proc.returncode}){after}: {last}")
+        expected = {cfg: {s: t.num_rows for s, t in tables.get(cfg, {}).items()} for cfg in configs}
+        return _judge(got, expected)
 
 
-def _one(error: BaseException) -> str:
-    """The root cause in one line (``datasets`` wraps what Arrow raised in a ``DatasetGenerationError``)."""
-    while error.__cause__ is not None or error.__context__ is not None:
-        error = error.__cause__ or error.__context__
-    text = str(error).strip()
-    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"[:300]
+def _run_child(folder: Path, records: Path, configs: list[str], cache: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HF_HOME": str(cache), "HF_DATASETS_CACHE": str(cache / "datasets")}
+    env |= {"HF_HUB_CACHE": str(cache / "hub"), "HF_MODULES_CACHE": str(cache / "modules")}
+    env |= {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
+    # the child imports the builder from where this process did (scripts/validate.py run by path too)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).parents[2]), env.get("PYTHONPATH")]))
+    argv = [sys.executable, "-m", "builder.validate.user_load_child", str(folder), str(records), *configs]
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=TIMEOUT)
 
 
-def _bad_file(folder: Path, config: str) -> str | None:
-    """The first shard of ``config`` that ``datasets`` cannot load on its own."""
-    import datasets
-
-    for shard in sorted((folder / config).glob("*.parquet")):
-        try:
-            datasets.load_dataset("parquet", data_files=[str(shard)], split="train")
-        except Exception:  # noqa: BLE001 - any exception: this file is the one
-            return shard.relative_to(folder).as_posix()
-    return None
-
-
-def _load_config(folder: Path, config: str) -> list[dict]:
-    """One record per split: rows loaded in memory and whether its first row streams, or the error."""
-    import datasets
-
-    try:  # in memory, as a user loads a config: every split is prepared together
-        loaded = datasets.load_dataset(str(folder), config)
-    except Exception as exc:  # noqa: BLE001 - any exception is what a user would see
-        return [{"config": config, "split": "*", "file": _bad_file(folder, config), "error": _one(exc)}]
-    out = []
-    for split, ds in loaded.items():
-        record = {"config": config, "split": split, "rows": ds.num_rows}
-        try:
-            next(iter(datasets.load_dataset(str(folder), config, split=split, streaming=True)))
-        except Exception as exc:  # noqa: BLE001
-            record |= {"file": _bad_file(folder, config), "error": "streamed: " + _one(exc)}
-        out.append(record)
-    return out
-
-
-def child(argv: list[str]) -> None:
-    """The child's work: a JSON line a split for the folder ``argv[0]`` and the configs after it."""
-    import datasets
-
-    folder, configs = Path(argv[0]), argv[1:]
-    datasets.disable_progress_bars()
-    for config in configs:
-        for record in _load_config(folder, config):
-            print(json.dumps(record), flush=True)
-    sys.stdout.flush()
-    # no interpreter teardown: a streaming reader's native threads can abort it (std::terminate) after the work
-    os._exit(0)
+def _judge(records: list[dict], expected: dict[str, dict[str, int]]) -> Result:
+    """Fail on every error, every split whose rows differ from the shards' and every split ``datasets`` misses."""
+    problems, offenders, loaded = [], [], 0
+    for r in records:
+        where = f"{r['config']}/{r['split']}"
+        shards = expected.get(r["config"], {}).get(r["split"])
+        if r.get("error"):
+            problems.append(f"{r.get('file') or where}: {r['error']}")
+            offenders.append(r.get("file") or where)
+        elif shards is not None and r["rows"] != shards:
+            problems.append(f"{where}: datasets loads {r['rows']} rows, the shards' Parquet metadata {shards}")
+            offenders.append(where)
+        else:
+            loaded += 1
+    seen = {(r["config"], r["split"]) for r in records}
+    failed = {r["config"] for r in records if r.get("error")}
+    for cfg, splits in expected.items():  # a config that failed has no per-split record to miss
+        missing = [s for s in splits if cfg not in failed and (cfg, s) not in seen]
+        problems += [f"{cfg}/{s}: datasets loads no such split; the shards hold {splits[s]} rows" for s in missing]
+        offenders += [f"{cfg}/{s}" for s in missing]
+    if problems:
+        message = f"datasets cannot load the folder as a user does ({len(problems)}): " + "; ".join(problems[:3])
+        return Result(NAME, "", "fail", message, len(problems), offenders[:MAX_OFFENDERS])
+    rows = sum(r["rows"] for r in records)  # no record has an error here
+    message = f"datasets loads all {loaded} splits ({rows} rows) in memory, and streams each one's first row"
+    return Result(NAME, "", "pass", message, loaded)

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from builder.errors import ConfigError
 from builder.grammar.policy import CATEGORIES
 from builder.schema import CONFIGS, GENERATED_CONFIGS
-from builder.shipped.modules import SOURCES as REAL_SOURCES
+from builder.shipped.packages import SOURCES as REAL_SOURCES
+from builder.shipped.packages import select as select_real_sources
 
 VERIFY_LEVELS = ("none", "compile", "execute")
 ON_INVALID = ("error", "skip")
@@ -45,7 +46,9 @@ class BuildOptions:
     on_invalid: str = _opt("skip", "skip | error: leave out (and count) a row that fails its checks, or stop")
     # the real config (shipped kernels): its one test split is sharded by module, never sized by num_*
     real_sources: tuple[str, ...] = _opt(
-        tuple(REAL_SOURCES), "real config: comma-separated kinds of shipped kernels (examples, library, tests)"
+        tuple(REAL_SOURCES),
+        "real config: comma-separated packages (warp-lang, newton, ...) or parts of them (examples, library, tests: "
+        "warp-lang's; newton/tests, ...) to collect kernels from",
     )
     real_modules: int = _opt(
         0,
@@ -84,9 +87,9 @@ class BuildOptions:
             raise ConfigError(f"unknown verify level {self.verify!r}; valid: {', '.join(VERIFY_LEVELS)}")
         if self.on_invalid not in ON_INVALID:
             raise ConfigError(f"unknown on_invalid {self.on_invalid!r}; valid: {', '.join(ON_INVALID)}")
-        bad = [s for s in self.real_sources if s not in REAL_SOURCES]
-        if bad or not self.real_sources or len(set(self.real_sources)) != len(self.real_sources):
-            raise ConfigError(f"bad real_sources {list(self.real_sources)}; valid: {', '.join(REAL_SOURCES)}")
+        if len(set(self.real_sources)) != len(self.real_sources):
+            raise ConfigError(f"real_sources repeat: {list(self.real_sources)}")
+        select_real_sources(self.real_sources)  # ConfigError naming what is unknown
         if not _is_int(self.real_modules) or self.real_modules < 0:
             raise ConfigError(f"real_modules must be a non-negative integer (0: all), got {self.real_modules!r}")
 

@@ -33,7 +33,11 @@ FIELDS: dict[str, tuple[object, str]] = {
     "split": (_S, "train, validation or test."),
     "index": (_I64, "Row index within its split."),
     "attempt": (_I32, "How many candidate programs were drawn before one fell in this split's partition."),
-    "category": (_S, "Generation policy (arithmetic, math, vector, ... combined); real: examples, library or tests."),
+    "category": (
+        _S,
+        "Generation policy (arithmetic, math, vector, ... combined); "
+        "real: examples, library or tests (what the code is for in its package).",
+    ),
     "kernel_name": (_S, "Name of the @wp.kernel function; emitted C++ names are derived from it."),
     "python_source": (_S, "Self-contained Python: import, @wp.struct/@wp.func helpers and the @wp.kernel."),
     "target": (_S, "cuda or cpu."),
@@ -136,7 +140,18 @@ FIELDS: dict[str, tuple[object, str]] = {
     "gpu_name": (_S, "gpu-verified only: CUDA device name."),
     "gpu_compute_capability": (_S, "gpu-verified only: e.g. 9.0."),
     "gpu_driver": (_S, "gpu-verified only: CUDA driver version."),
-    "source_path": (_S, "real only: file and line of the kernel inside the warp-lang package."),
+    "source_path": (_S, "real only: file and line of the kernel inside its package, e.g. newton/_src/sim/ik.py:42."),
+    "package": (_S, "real only: the package (its PyPI distribution name) the kernel ships in, e.g. warp-lang, newton."),
+    "package_version": (_S, "real only: the package's exact version the row was collected from."),
+    "license": (
+        _S,
+        "real only: SPDX id of the licence the kernel's source is under (its file's header, else its package's).",
+    ),
+    "copyright": (
+        _S,
+        "real only: the copyright notice of the kernel's file (else its package's); keep it with the row.",
+    ),
+    "qualified_name": (_S, "real only: module and Python qualified name of the kernel's function."),
 }
 
 FIELD_DOCS = {k: doc for k, (_, doc) in FIELDS.items()}
@@ -152,7 +167,7 @@ EXEC_FIELDS = (
 )
 # what only a drawn program has: its coordinates and the inputs it was executed with
 GENERATED_ONLY = ("seed", "index", "attempt", "arg_roles", "arg_shapes", "launch_dims", "launch_shape", "block_dim")
-REAL_ONLY = ("source_path",)
+REAL_ONLY = ("source_path", "package", "package_version", "license", "copyright", "qualified_name")
 STANDALONE_ONLY = (
     "cpu_program",
     "cuda_program",

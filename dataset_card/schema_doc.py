@@ -28,7 +28,8 @@ def markdown() -> str:
             f"The {len(FIELDS)} columns, in the order a row has them. Each config has only the columns listed for "
             "it under `configs` (`builder.schema.features(config)`): a `cpu` row has no PTX, only `gpu-verified` "
             "has the GPU columns, and `real` (shipped kernels, never executed) has no generation coordinates or "
-            "execution columns and adds `source_path`; `standalone` holds whole programs and their inputs instead of "
+            "execution columns and adds its provenance (`source_path`, `package`, `package_version`, `license`, "
+            "`copyright`, `qualified_name`); `standalone` holds whole programs and their inputs instead of "
             "an `ir` (see docs/standalone.md).",
             "",
             schema_table(),

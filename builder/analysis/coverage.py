@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from builder.shipped.modules import SOURCES, warp_package_dir  # noqa: F401 - re-exported: the corpus reader finds warp here
+from builder.shipped.modules import warp_package_dir  # noqa: F401 - re-exported: the corpus reader finds warp here
+from builder.shipped.packages import SOURCES, WARP_SOURCES
 
-# column name -> the package sub-folder holding it: the shipped kernels' sources (examples, library, tests)
-GROUPS: dict[str, str] = SOURCES
+# column name -> the package sub-folder holding it: warp-lang's shipped kernels' sources (examples, library, tests)
+GROUPS: dict[str, str] = {k: SOURCES[k][1].folder for k in WARP_SOURCES}
 
 
 def group_files(root: Path, group: str) -> list[Path]:

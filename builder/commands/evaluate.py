@@ -78,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
         results = evaluator.evaluate(preds)
     finally:
         evaluator.close()
-    rep = scores.build(args.config, args.split, len(rows), results, {k: r["category"] for k, r in used.items()})
+    cats = {k: r["category"] for k, r in used.items()}
+    pkgs = {k: r["package"] for k, r in used.items()} if "package" in data.columns(args.config) else None
+    rep = scores.build(args.config, args.split, len(rows), results, cats, pkgs)
     scores.write(rep, Path(args.out))
     print(scores.table(rep))
     if not rep["functional_evaluated"]:

@@ -10,7 +10,7 @@ from builder.schema import drawn_from_seed
 
 COMMON = ("id", "config", "split", "category", "python_source", "target", "pass", "ir", "entry_point", "module_source")
 GENERATED = ("seed", "index", "generator_version")  # a drawn program regenerates its inputs from these
-SHIPPED = ("kernel_name", "arg_types")  # a shipped kernel's inputs are built from its argument types
+SHIPPED = ("kernel_name", "arg_types", "package")  # inputs built from argument types; scores reported per package
 
 
 def columns(config: str) -> tuple[str, ...]:

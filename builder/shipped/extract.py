@@ -307,3 +307,20 @@ def _constant_int(node: ast.expr, constants: dict[str, ast.expr], depth: int) ->
     except (ValueError, TypeError, SyntaxError, RecursionError):
         return None
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def nested_kernel_defs(module_source: str) -> list[str]:
+    """The names of ``@wp.kernel`` functions defined inside another function of a module: a factory's kernels (or
+    a test's), which exist only once that function runs, so importing the module does not make them."""
+    try:
+        tree = ast.parse(module_source)
+    except SyntaxError:
+        return []
+    nested: dict[int, ast.FunctionDef] = {}
+    for outer in ast.walk(tree):
+        if not isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(outer):
+            if node is not outer and isinstance(node, ast.FunctionDef) and "kernel" in _decorator_names(node):
+                nested[id(node)] = node
+    return [n.name for n in sorted(nested.values(), key=lambda n: n.lineno)]

@@ -1,7 +1,7 @@
-"""Which shipped modules hold real kernels: a deterministic walk of the installed warp package.
+"""Which shipped modules hold real kernels: a deterministic walk of the installed packages ``packages`` lists.
 
-Three sources: ``examples`` (``warp/examples``), ``library`` (``warp/_src``) and ``tests`` (``warp/tests``). Module
-order is the sorted dotted name, so ids and row order do not depend on the file system.
+A module's *source* is one part of one package (``builder.shipped.packages.SOURCES``). Module order is the
+packages' order, then the sorted dotted name, so ids and row order do not depend on the file system.
 """
 
 from __future__ import annotations
@@ -12,50 +12,62 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.errors import ConfigError
-
-SOURCES = {"examples": "examples", "library": "_src", "tests": "tests"}
+from builder.shipped.packages import PARTS, SOURCES, Package, Part, package_dir, part_files, select
 
 
 @dataclass(frozen=True)
 class ShippedModule:
-    source: str  # examples, library or tests
+    source: str  # a source key: examples, library, tests (warp-lang's) or PACKAGE/PART
     name: str  # dotted module name, e.g. warp.examples.core.example_dem
-    path: str  # path inside the warp package, e.g. warp/examples/core/example_dem.py
+    path: str  # path inside its package's parent folder, e.g. warp/examples/core/example_dem.py
 
     def __post_init__(self) -> None:
         if self.source not in SOURCES:
             raise ConfigError(f"unknown real-kernel source {self.source!r}; valid: {', '.join(SOURCES)}")
-        if not self.name.startswith("warp.") or not self.path.endswith(".py"):
-            raise ConfigError(f"not a module of the warp package: {self.name!r} ({self.path!r})")
+        top = self.package.import_name
+        if not (self.name == top or self.name.startswith(top + ".")) or not self.path.endswith(".py"):
+            raise ConfigError(f"not a module of the {top} package: {self.name!r} ({self.path!r})")
+
+    @property
+    def package(self) -> Package:
+        return SOURCES[self.source][0]
+
+    @property
+    def part(self) -> Part:
+        return SOURCES[self.source][1]
+
+    def file(self) -> Path:
+        """The module's file in the installed package."""
+        return package_dir(self.package.import_name).parent / self.path
 
 
 def warp_package_dir() -> Path:
     """The installed warp package's folder, found without importing it (planning a build stays cheap)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("warp")
-    if spec is None or spec.origin is None:
-        raise ConfigError("the real config needs warp-lang installed: no 'warp' package found")
-    return Path(spec.origin).resolve().parent
+    return package_dir("warp")
 
 
-def modules(warp_dir: Path, sources: tuple[str, ...] = tuple(SOURCES)) -> list[ShippedModule]:
-    """Every ``.py`` module under the chosen sources that mentions ``@wp.kernel``, sorted by source then name."""
-    bad = [s for s in sources if s not in SOURCES]
-    if bad:
-        raise ConfigError(f"unknown real-kernel sources {bad}; valid: {', '.join(SOURCES)}")
-    warp_dir = Path(warp_dir)
+def modules(sources: tuple[str, ...] = tuple(SOURCES)) -> list[ShippedModule]:
+    """Every ``.py`` module of the chosen sources (keys or package names) that mentions ``@wp.kernel``, in
+    collection order: packages as listed, then each package's examples, library and tests, each by dotted name."""
+    chosen = set(select(sources))
     out = []
-    for source in SOURCES:  # fixed order: examples, library, tests
-        if source not in sources:
+    done: set[str] = set()
+    for pkg, _ in SOURCES.values():
+        if pkg.distribution in done or not any(SOURCES[k][0] is pkg for k in chosen):
             continue
-        for file in sorted((warp_dir / SOURCES[source]).rglob("*.py")):
-            rel = file.relative_to(warp_dir.parent)
-            if "__pycache__" in rel.parts or "wp.kernel" not in file.read_text(encoding="utf-8", errors="replace"):
+        done.add(pkg.distribution)
+        root = package_dir(pkg.import_name)
+        found = []
+        for file, part in part_files(pkg, root).items():
+            source = pkg.source(part)
+            if source not in chosen or "wp.kernel" not in file.read_text(encoding="utf-8", errors="replace"):
                 continue
+            rel = file.relative_to(root.parent)
             parts = rel.with_suffix("").parts
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-            out.append(ShippedModule(source, name, rel.as_posix()))
+            found.append(ShippedModule(source, name, rel.as_posix()))
+        found.sort(key=lambda m: (PARTS.index(m.part.name), m.name))
+        out.extend(found)
     return out
 
 

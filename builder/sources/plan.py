@@ -5,9 +5,10 @@ run the build, so every engine writes the same files. One shard is one unit of w
 ``start..stop-1`` of its split for every requested config (each program is sampled once per config and its
 compile evidence is shared by the configs through the shard's evidence cache).
 
-The ``real`` config (the kernels shipped with warp-lang) has its own shards: its one ``test`` split is the sorted
-list of shipped modules cut into contiguous runs, ``modules[start:stop]`` per shard; which modules there are
-depends only on the installed warp-lang and ``real_sources``/``real_modules``, so its plan is as fixed.
+The ``real`` config (the kernels shipped with warp-lang and the packages built on it) has its own shards: its one
+``test`` split is the ordered list of shipped modules cut into contiguous runs, ``modules[start:stop]`` per shard;
+which modules there are depends only on the pinned packages and ``real_sources``/``real_modules``, so its plan is
+as fixed.
 """
 
 from __future__ import annotations
@@ -61,9 +62,11 @@ def split_shards(opts: BuildOptions, split: str) -> list[Shard]:
 
 def real_shards(opts: BuildOptions) -> list[Shard]:
     """The real config's shards: its module list (``builder.shipped.modules``) in contiguous runs."""
-    from builder.shipped.modules import modules, warp_package_dir
+    from builder.shipped.modules import modules
+    from builder.shipped.packages import require
 
-    names = [m.name for m in modules(warp_package_dir(), opts.real_sources)]
+    require(opts.real_sources)
+    names = [m.name for m in modules(opts.real_sources)]
     if opts.real_modules:
         names = names[: opts.real_modules]
     n = len(names)

@@ -6,7 +6,9 @@ normalized form: identifiers by order of appearance, literals as ``N``) fails: a
 configs would have seen that evaluation kernel. Near duplicates (MinHash LSH over normalized token 5-grams,
 confirmed with the exact Jaccard similarity >= ``NEAR_JACCARD``) are reported; they fail when more than
 ``NEAR_FAIL_SHARE`` of the real kernels have one, since a few short kernels (a single ``a[i] = b[i] * s``) may come
-close to a drawn program by chance, while many would mean the grammar reproduces the shipped code.
+close to a drawn program by chance, while many would mean the grammar reproduces the shipped code. The share is
+also taken per package (the ``package`` column): a score on one project must not rest on kernels the generator
+reproduces, even when the other projects dilute them.
 """
 
 from __future__ import annotations
@@ -36,18 +38,25 @@ class Decontamination:
         exact = sorted(set(r.exact_source) | set(r.exact_normalized))
         near_real = sorted({i for i, _, _ in r.near})
         share = len(near_real) / r.real if r.real else 0.0
+        per_package = _per_package(tables, shipped, near_real, [i for i, _ in exact])
+        worst = max((v["near_share"] for v in per_package.values()), default=0.0)
         message = (
             f"{r.real} distinct real sources vs {r.synthetic} distinct generated ones ({', '.join(generated)}): "
             f"{len(r.exact_source)} equal sources, {len(r.exact_normalized)} equal normalized forms, "
             f"{len(near_real)} with a near duplicate (Jaccard>={NEAR_JACCARD}, {100 * share:.2f}%; "
-            f"fails above {100 * NEAR_FAIL_SHARE:g}%)"
+            f"fails above {100 * NEAR_FAIL_SHARE:g}%, overall or in one package)"
         )
+        if per_package:
+            message += "; per package: " + ", ".join(
+                f"{p} {v['exact']} equal/{v['near']} near of {v['kernels']}" for p, v in per_package.items()
+            )
         data = {
             "exact": [list(p) for p in exact[:50]],
             "near": [list(p) for p in r.near[:50]],
             "near_share": round(share, 4),
+            "per_package": per_package,
         }
-        failed = bool(exact) or share > NEAR_FAIL_SHARE
+        failed = bool(exact) or share > NEAR_FAIL_SHARE or worst > NEAR_FAIL_SHARE
         offenders = [i for i, _ in exact] + [i for i in near_real if i not in {i for i, _ in exact}]
         return Result(
             self.name,
@@ -67,3 +76,30 @@ def _pairs(splits: dict[str, pa.Table]) -> list[tuple[str, str]]:
         for rid, src in zip(t.column("id").to_pylist(), t.column("python_source").to_pylist())
         if src
     ]
+
+
+def _per_package(
+    tables: dict[str, dict[str, pa.Table]], shipped: list[str], near: list[str], exact: list[str]
+) -> dict[str, dict]:
+    """Per package: its distinct real sources (each named, as ``decontaminate`` names it, by its smallest id) and
+    how many of them have an equal or a near generated program."""
+    smallest: dict[str, tuple[str, str]] = {}  # source -> (smallest id, package)
+    for c in shipped:
+        for t in tables[c].values():
+            if "package" not in t.column_names:
+                continue
+            cols = (t.column(n).to_pylist() for n in ("id", "python_source", "package"))
+            for rid, src, pkg in zip(*cols):
+                if src and (src not in smallest or rid < smallest[src][0]):
+                    smallest[src] = (rid, pkg)
+    package = dict(smallest.values())
+    out: dict[str, dict] = {}
+    for pkg in sorted(package.values()):
+        out.setdefault(pkg, {"kernels": 0, "exact": 0, "near": 0})["kernels"] += 1
+    for key, ids in (("exact", set(exact)), ("near", set(near))):
+        for rid in ids:
+            if rid in package:
+                out[package[rid]][key] += 1
+    for v in out.values():
+        v["near_share"] = round(v["near"] / v["kernels"], 4)
+    return out

@@ -16,11 +16,10 @@ import re
 import sys
 import traceback
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from builder.errors import ExtractError, WarpRejected
 from builder.schema import TARGETS
-from builder.shipped.extract import block_dim_in_source, extract
+from builder.shipped.extract import block_dim_in_source, extract, nested_kernel_defs
 from builder.shipped.modules import ShippedModule
 from builder.warp_backend import codegen
 
@@ -48,6 +47,7 @@ class KernelResult:
     """One concrete kernel (a generic kernel's overload counts as its own) of a shipped module."""
 
     key: str
+    qualname: str  # the Python function's qualified name in its module (a factory's: outer.<locals>.inner)
     signature: str  # "" unless an overload of a generic kernel
     line: int
     python_source: str
@@ -190,6 +190,7 @@ def _one_kernel(mod: ShippedModule, text: str, kernel, configs: tuple[str, ...],
         args = inst.adj.args
         res = KernelResult(
             key=kernel.key,
+            qualname=kernel.func.__qualname__,
             signature=sig,
             line=line,
             python_source=ex.source,
@@ -213,7 +214,21 @@ def _one_kernel(mod: ShippedModule, text: str, kernel, configs: tuple[str, ...],
     return out
 
 
-def _child(mod: ShippedModule, warp_dir: str, configs: tuple[str, ...], conn) -> None:
+def _import_through_package(name: str) -> None:
+    """Import module ``name`` as users reach it: its top-level package first, and for a private ``_src`` module
+    the public subpackage that re-exports it (importing it directly can enter a circular import that the
+    package's own order avoids)."""
+    parts = name.split(".")
+    for first in (parts[0], ".".join(parts[:1] + parts[2:3]) if parts[1:2] == ["_src"] and len(parts) > 3 else ""):
+        if first and first != name:
+            try:
+                importlib.import_module(first)
+            except ImportError:
+                pass
+    importlib.import_module(name)
+
+
+def _child(mod: ShippedModule, configs: tuple[str, ...], conn) -> None:
     result = ModuleResult(mod)
     try:
         codegen.init()
@@ -222,20 +237,12 @@ def _child(mod: ShippedModule, warp_dir: str, configs: tuple[str, ...], conn) ->
         codegen.reset_function_numbering()
         _hide_optional_packages()
         try:
-            parts = mod.name.split(".")
-            if parts[1] == "_src" and len(parts) > 3:
-                # a library module is imported through its public package first, as users do: importing it
-                # directly can enter a circular import that the package's own order avoids
-                try:
-                    importlib.import_module(f"warp.{parts[2]}")
-                except ImportError:
-                    pass
-            importlib.import_module(mod.name)
+            _import_through_package(mod.name)
         except BaseException as exc:  # noqa: BLE001 - SystemExit included: a module may exit when it cannot run
             result.skipped = import_reason(exc)
             conn.send(result)
             return
-        text = (Path(warp_dir).parent / mod.path).read_text(encoding="utf-8")
+        text = mod.file().read_text(encoding="utf-8")
         for kernel in _kernels_of(mod.name):
             if kernel.is_generic and not kernel.overloads:
                 result.not_emitted["generic kernel without overloads"] = (
@@ -247,6 +254,11 @@ def _child(mod: ShippedModule, warp_dir: str, configs: tuple[str, ...], conn) ->
                 result.kernels.extend(_one_kernel(mod, text, kernel, configs, block_dim))
             except ExtractError:
                 result.not_emitted["source not found"] = result.not_emitted.get("source not found", 0) + 1
+        made = {k.func.__name__ for k in _kernels_of(mod.name)}
+        for name in nested_kernel_defs(text):
+            if name not in made:
+                reason = "defined inside a function the import does not call (a factory or a test body)"
+                result.not_emitted[reason] = result.not_emitted.get(reason, 0) + 1
         conn.send(result)
     except BaseException:  # noqa: BLE001 - reported to the parent as the module's reason
         result.skipped = "collector error: " + traceback.format_exc().strip().splitlines()[-1][:200]
@@ -256,12 +268,12 @@ def _child(mod: ShippedModule, warp_dir: str, configs: tuple[str, ...], conn) ->
         conn.close()
 
 
-def collect(mod: ShippedModule, warp_dir: str, configs: tuple[str, ...] = tuple(TARGETS), timeout: float = 120):
+def collect(mod: ShippedModule, configs: tuple[str, ...] = tuple(TARGETS), timeout: float = 120):
     """Import ``mod`` in a forked child (killed after ``timeout`` seconds) and return its ``ModuleResult``."""
     codegen.init()  # the child inherits an initialised Warp and kernel cache
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(mod, warp_dir, configs, send), daemon=True)
+    child = ctx.Process(target=_child, args=(mod, configs, send), daemon=True)
     child.start()
     send.close()
     try:
@@ -278,9 +290,3 @@ def collect(mod: ShippedModule, warp_dir: str, configs: tuple[str, ...] = tuple(
         if child.is_alive():
             child.kill()
         child.join()
-
-
-def warp_dir() -> str:
-    import warp
-
-    return str(Path(warp.__file__).resolve().parent)

@@ -84,3 +84,37 @@ def test_kernels_that_cannot_be_run_are_compiled_and_counted_by_reason(real_repo
     assert rep["functional_rows"] == (1 if not has_cuda() else 2)
     assert rep["exact_match"] == pytest.approx(4 / len(cases))
     assert rep["functional"] == pytest.approx(1 / sum(1 for r in rep["results"] if not r["not_scored"]))
+
+
+# one small module of each package the real config collects
+EVERY_PACKAGE = (
+    "warp.examples.optim.example_particle_repulsion",
+    "newton.examples.cable.example_cable_twist",
+    "mujoco_warp._src.inverse",
+    "nvalchemiops.dynamics.utils.shared_kernels",
+    "warp_nn.runtime._onnx_kernels",
+)
+
+
+@pytest.mark.slow
+def test_reference_predictions_score_one_in_every_package_and_are_reported_by_package(tmp_path):
+    from builder.shipped.packages import BY_DISTRIBUTION
+
+    opts = BuildOptions("real", verify="none")
+    got = [r for r in shipped_rows(opts, Sample(modules=EVERY_PACKAGE)) if r["target"] == "cpu"]
+    assert {r["package"] for r in got} == set(BY_DISTRIBUTION)
+    assert all(
+        r["license"] == "Apache-2.0" and r["package_version"] == BY_DISTRIBUTION[r["package"]].version for r in got
+    )
+    (tmp_path / "real").mkdir()
+    table = pa.Table.from_pylist(got, schema=features("real").arrow_schema)
+    pq.write_table(table, tmp_path / "real" / "test-00000-of-00001.parquet")
+    pred, out = tmp_path / "pred.jsonl", tmp_path / "report.json"
+    pred.write_text("".join(json.dumps({"id": r["id"], "ir": r["ir"]}) + "\n" for r in got))
+    argv = ["evaluate", "--data", str(tmp_path), "--config", "real", "--split", "test", "--predictions", str(pred)]
+    assert main([*argv, "--out", str(out), "--num-proc", "2", "--timeout", "120"]) == 0
+    rep = json.loads(out.read_text())
+    assert set(rep["by_package"]) == set(BY_DISTRIBUTION)
+    for pkg, s in rep["by_package"].items():
+        assert (s["exact_match"], s["compiled"]) == (1.0, 1.0), (pkg, s)
+        assert s["functional"] in (None, 1.0), (pkg, s)  # a reference never fails where it can be run

@@ -1,4 +1,5 @@
-"""Shipped rows: the kernels warp-lang ships (its examples, library and tests), the ``real`` config.
+"""Shipped rows: the kernels warp-lang and the packages built on it ship (``builder.shipped.packages``), the
+``real`` config.
 
 Its one ``test`` split is the sorted list of shipped modules cut into contiguous runs (``plan.real_shards``); a
 shard's rows are its modules' kernels for every target and pass (``rows``), compiled, never executed.
@@ -26,6 +27,11 @@ class ShippedSource(RowSource):
 
     def plan(self, opts: BuildOptions) -> list[Shard]:
         return real_shards(opts)
+
+    def require(self, opts: BuildOptions) -> None:
+        from builder.shipped.packages import require
+
+        require(opts.real_sources)  # every package at its pinned version, or one line naming the install step
 
     def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
         counts = Summary()

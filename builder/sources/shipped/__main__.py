@@ -18,6 +18,7 @@ from pathlib import Path
 from builder.config import BuildOptions
 from builder.errors import ConfigError
 from builder.grammar.sample import sample
+from builder.shipped.packages import SOURCES as SOURCE_KEYS
 from builder.sources.shipped.rows import Sample, Summary, shipped_rows
 
 
@@ -33,7 +34,7 @@ def _stride(text: str) -> dict[str, int]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m builder.sources.shipped", description=__doc__.splitlines()[0])
-    p.add_argument("--sources", default="examples,library,tests")
+    p.add_argument("--sources", default=",".join(SOURCE_KEYS), help="packages or PACKAGE/PART sources (default: all)")
     p.add_argument("--limit", type=int, default=None, help="at most this many kernels")
     p.add_argument("--stride", default="", help="SOURCE=K,...: keep every K-th module of SOURCE (a timing sample)")
     p.add_argument("--verify", default="compile", help="none | compile (default)")
@@ -50,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"python -m builder.sources.shipped: error: {exc}", file=sys.stderr)
         return 2
+    from builder.warp_backend import codegen
+
+    codegen.init_quietly()  # no driver warning on a machine without a GPU, as in the build
     summary, start = Summary(), time.perf_counter()
     try:
         got = list(shipped_rows(opts, subset, summary))

@@ -17,7 +17,8 @@ from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
 from builder.errors import ConfigError
 from builder.schema import TARGETS, features
-from builder.shipped.modules import SOURCES, ShippedModule, modules, runs_code_at_import, strided
+from builder.shipped.modules import ShippedModule, modules, runs_code_at_import, strided
+from builder.shipped.packages import REDISTRIBUTABLE, SOURCES, header, require
 from builder.sources.columns import source_columns, unit_columns
 from builder.sources.shipped.overlap import builtins, normalized_sha256
 
@@ -46,6 +47,7 @@ class Sample:
         if self.max_kernels is not None and (not isinstance(self.max_kernels, int) or self.max_kernels < 1):
             raise ConfigError(f"max_kernels must be a positive integer or None, got {self.max_kernels!r}")
         bad = {s: k for s, k in (self.stride or {}).items() if s not in SOURCES or not isinstance(k, int) or k < 1}
+        # (SOURCES: the source keys, warp-lang's examples/library/tests or PACKAGE/PART)
         if bad:
             raise ConfigError(f"bad stride {bad}: SOURCE=K with SOURCE one of {', '.join(SOURCES)} and K >= 1")
 
@@ -87,16 +89,25 @@ class Summary:
 
 
 def record(
-    mod: ShippedModule, kernel, config: str, unit: tuple[str, str, str, str], verify: str, warp_version: str
+    mod: ShippedModule,
+    kernel,
+    config: str,
+    unit: tuple[str, str, str, str],
+    verify: str,
+    warp_version: str,
+    terms: tuple[str, str],
 ) -> dict:
-    """A row (without its compile evidence) for one kernel result of ``shipped_import`` and one config."""
+    """A row (without its compile evidence) for one kernel result of ``shipped_import`` and one config;
+    ``terms`` is the licence and copyright notice of its file (``terms``)."""
+    kernel_license, notice = terms
     tu, ir, entry, options = unit
     target, pass_, _ = TARGETS[config]
+    pkg = mod.package
     return {
         "id": f"real/test/{mod.name}:{kernel.key}{kernel.signature}/{config}",
         "config": "real",
         "split": "test",
-        "category": mod.source,
+        "category": mod.part.name,
         "kernel_name": kernel.key,
         **source_columns(kernel.python_source),
         **unit_columns(target, pass_, ir, entry, tu, options),
@@ -114,6 +125,11 @@ def record(
         "ptx_instructions": None,
         "ptx_registers": None,
         "source_path": f"{mod.path}:{kernel.line}",
+        "package": pkg.distribution,
+        "package_version": pkg.version,
+        "license": kernel_license,
+        "copyright": notice,
+        "qualified_name": f"{mod.name}.{kernel.qualname}",
     }
 
 
@@ -124,8 +140,8 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
 
     summary = summary if summary is not None else Summary()
     verify = evidence(opts.verify)
-    wdir = shipped_import.warp_dir()
-    mods = modules(wdir, opts.real_sources)
+    require(opts.real_sources)
+    mods = modules(opts.real_sources)
     mods = strided(mods, sample.stride or {})
     if sample.modules is not None:
         mods = [m for m in mods if m.name in sample.modules]
@@ -137,11 +153,16 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
     for mod in mods:
         if sample.max_kernels is not None and taken >= sample.max_kernels:
             break
-        if mod.source == "examples" and runs_code_at_import(_text(wdir, mod)):
+        text = mod.file().read_text(encoding="utf-8")
+        if mod.part.guard and runs_code_at_import(text):
             # examples are imported only when that runs none of their work (tests and library only register)
             summary.modules_skipped["example runs code at import (no __main__ guard)"] += 1
             continue
-        res = shipped_import.collect(mod, wdir, REAL_CONFIGS, IMPORT_TIMEOUT)
+        file_terms = terms(mod, text)
+        if file_terms[0] not in REDISTRIBUTABLE:
+            summary.modules_skipped[f"licence {file_terms[0]} does not allow redistribution"] += 1
+            continue
+        res = shipped_import.collect(mod, REAL_CONFIGS, IMPORT_TIMEOUT)
         if res.skipped:
             summary.modules_skipped[res.skipped] += 1
             continue
@@ -158,27 +179,28 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
                 summary.kernels_skipped["Warp emits no unit for it"] += 1
                 continue
             taken += 1
-            pending.append((mod, kernel))
+            pending.append((mod, kernel, file_terms))
         if len(pending) >= BATCH_KERNELS:
             yield from _finish(pending, verify, tc, names, seen, summary, shipped_compile)
             pending = []
     yield from _finish(pending, verify, tc, names, seen, summary, shipped_compile)
 
 
-def _text(wdir: str, mod: ShippedModule) -> str:
-    from pathlib import Path
-
-    return (Path(wdir).parent / mod.path).read_text(encoding="utf-8")
+def terms(mod: ShippedModule, text: str) -> tuple[str, str]:
+    """The licence (SPDX id) and copyright notice a module's rows carry: its file header's when it has them (a
+    file may hold code under other terms than its package's), else its package's."""
+    spdx, notices = header(text)
+    return spdx or mod.package.license, "; ".join(notices) or mod.package.copyright
 
 
 def _finish(pending, verify: str, tc: dict, names: list[str], seen: set[str], summary: Summary, shipped_compile):
     """Compile a group of kernels' units and yield their rows."""
     recs, jobs = [], []
-    for mod, kernel in pending:
+    for mod, kernel, file_terms in pending:
         for config in REAL_CONFIGS:
             if config not in kernel.units:
                 continue
-            rec = record(mod, kernel, config, kernel.units[config], verify, tc["warp"])
+            rec = record(mod, kernel, config, kernel.units[config], verify, tc["warp"], file_terms)
             n = 2
             while rec["id"] in seen:  # one Python module may hold equal keys in several Warp modules
                 rec["id"] = f"real/test/{mod.name}:{kernel.key}{kernel.signature}~{n}/{config}"

@@ -1,9 +1,9 @@
-"""Kernels collected per source from the pinned warp-lang, counted on a fixed sample of its modules: a regression
-that silently drops shipped kernels (a hidden package made every test module fail to import, and the whole config
-fell from 3,036 kernels to 331 while every other test passed) fails here with the reasons it counted.
+"""Kernels collected per source from each pinned package, counted on a fixed sample of its modules: a regression
+that silently drops shipped kernels (a hidden package made every warp-lang test module fail to import, and the whole
+config fell from 3,036 kernels to 331 while every other test passed) fails here with the reasons it counted.
 
-The sample (every 16th test module, every 8th library and example module, 215 kernels) keeps this near a minute;
-the whole config's counts are in docs/real.md. After a warp-lang upgrade, re-pin from the failure message.
+The sample (every k-th module of each source, ``STRIDE``) keeps each package near a minute; the whole config's
+counts are in docs/real.md. After a package upgrade, re-pin from the failure message.
 """
 
 from __future__ import annotations
@@ -11,21 +11,39 @@ from __future__ import annotations
 import pytest
 
 from builder.config import BuildOptions
+from builder.shipped.packages import BY_DISTRIBUTION, select
 from builder.sources.shipped.rows import Sample, Summary, shipped_rows
 
-STRIDE = {"tests": 16, "library": 8, "examples": 8}
-PINNED = {"tests": 155, "library": 40, "examples": 20}  # warp-lang 1.19.0
+# package -> ({source: stride}, {source: kernels in that sample}), at the versions builder/shipped/packages.py pins
+PINNED: dict[str, tuple[dict[str, int], dict[str, int]]] = {
+    "warp-lang": ({"tests": 16, "library": 8, "examples": 8}, {"tests": 155, "library": 40, "examples": 20}),
+    "newton": (
+        {"newton/examples": 16, "newton/library": 16, "newton/tests": 16},
+        {"newton/examples": 10, "newton/library": 104, "newton/tests": 19},
+    ),
+    "mujoco-warp": (
+        {"mujoco-warp/library": 4, "mujoco-warp/tests": 4},
+        {"mujoco-warp/library": 42, "mujoco-warp/tests": 6},
+    ),
+    "nvalchemi-toolkit-ops": ({"nvalchemi-toolkit-ops/library": 8}, {"nvalchemi-toolkit-ops/library": 62}),
+    "warp-nn": ({"warp-nn/library": 2}, {"warp-nn/library": 17}),
+}
 SLACK = 0.02  # a share of each source's kernels: Warp may start or stop emitting one or two kernels
 
 
-@pytest.mark.slow
-def test_kernels_collected_per_source_are_pinned():
-    import warp
+def test_every_package_and_source_is_pinned():
+    assert set(PINNED) == set(BY_DISTRIBUTION)
+    for pkg, (stride, pinned) in PINNED.items():
+        assert set(stride) == set(pinned) == set(select((pkg,))), pkg
 
-    assert warp.__version__.startswith("1.19."), f"re-pin PINNED for warp-lang {warp.__version__}"
+
+@pytest.mark.slow
+@pytest.mark.parametrize("package", list(PINNED))
+def test_kernels_collected_per_source_are_pinned(package):
+    stride, pinned = PINNED[package]
     summary = Summary()
-    for _ in shipped_rows(BuildOptions("real", verify="none"), Sample(stride=STRIDE), summary):
+    for _ in shipped_rows(BuildOptions("real", real_sources=package, verify="none"), Sample(stride=stride), summary):
         pass
     got = dict(summary.kernels)
-    off = {s: (got.get(s, 0), n) for s, n in PINNED.items() if abs(got.get(s, 0) - n) > max(2, SLACK * n)}
+    off = {s: (got.get(s, 0), n) for s, n in pinned.items() if abs(got.get(s, 0) - n) > max(2, SLACK * n)}
     assert not off, "kernels per source (got, pinned): " + repr(off) + "\n" + "\n".join(summary.lines())

@@ -12,11 +12,10 @@ MODULES = ("warp.examples.core.example_dem", "warp.examples.optim.example_partic
 
 
 def _collect_ids():
-    wdir = shipped_import.warp_dir()
-    found = [m for m in modules(wdir, ("examples", "library")) if m.name in MODULES]
+    found = [m for m in modules(("examples", "library")) if m.name in MODULES]
     ids = []
     for mod in found:
-        res = shipped_import.collect(mod, wdir, ("cuda-forward",), timeout=120)
+        res = shipped_import.collect(mod, ("cuda-forward",), timeout=120)
         assert res.skipped == "", (mod.name, res.skipped)
         ids += [(mod.source, mod.name, k.key, k.signature, k.line) for k in res.kernels]
     return ids
@@ -99,9 +98,8 @@ def test_module_cli_writes_parquet_and_refuses_bad_arguments(tmp_path, capsys):
 
 
 def test_class_bound_library_kernel_stands_alone():
-    wdir = shipped_import.warp_dir()
-    mod = next(m for m in modules(wdir, ("library",)) if m.name == "warp._src.fem.geometry.trimesh")
-    res = shipped_import.collect(mod, wdir, ("cuda-forward",), timeout=120)
+    mod = next(m for m in modules(("library",)) if m.name == "warp._src.fem.geometry.trimesh")
+    res = shipped_import.collect(mod, ("cuda-forward",), timeout=120)
     kernel = next(k for k in res.kernels if "\nclass Trimesh" in k.python_source)  # reads Trimesh's own funcs
     assert kernel.nested and kernel.unresolved == () and kernel.key.startswith("Trimesh___")
     again = codegen.emit("again", kernel.python_source, "t_trimesh_again", ("cuda-forward",), kernel=kernel.key)

@@ -3,6 +3,11 @@
     python scripts/realism.py --rows 300 --seed 23 [--json OUT]
     python scripts/realism.py --real-only
     python scripts/realism.py --source-glob 'some/dir/*.py'
+    python scripts/realism.py --judge --rows 2000 --seed 23 [--json OUT]
+
+``--judge``: the classifier test (``builder.analysis.judge``) between the generated kernels and every real project
+installed (the packages of the ``real`` config), and between every pair of real projects; then the style shares
+of each corpus and the builtins real projects call that the generated kernels never do, weighted by use.
 
 Columns: the generated corpus (train rows 0..N-1 of the seed, or the files matching ``--source-glob``, each one
 program), then the installed Warp package's examples, library (``_src``) and tests (one program per kernel).
@@ -38,6 +43,7 @@ def _args(argv):
     which = p.add_mutually_exclusive_group()
     which.add_argument("--real-only", action="store_true", help="measure only the Warp package's own code")
     which.add_argument("--source-glob", help="measure these Python files instead of generated programs")
+    which.add_argument("--judge", action="store_true", help="the classifier test against every real project")
     args = p.parse_args(argv)
     if args.rows < 1:
         p.error(f"--rows must be at least 1, got {args.rows!r}")
@@ -79,9 +85,60 @@ def _write_json(path: Path, columns: dict) -> None:
         raise
 
 
+def _judge(args) -> dict:
+    from builder.analysis import judge
+    from builder.analysis.projects import real_projects
+
+    real = real_projects()
+    generated = [t for i in range(args.rows) for t in judge.kernel_texts(_drawn(args.seed, i))]
+    verdicts = judge.judge(generated, real, seed=args.seed)
+    label = f"generated seed {args.seed}"
+    print(judge.table(verdicts, label))
+    print()
+    print("pairs of real projects (AUC):")
+    for v in verdicts:
+        print(f"  {v.project}: " + ", ".join(f"{q} {a:.3f}" for q, a in v.others.items()))
+    corpora = {label: generated, **real}
+    shares = {name: judge.style(texts) for name, texts in corpora.items()}
+    print()
+    print(markdown(shares))
+    used = judge.builtins_used(generated)
+    weights: dict[str, int] = {}
+    for texts in real.values():
+        for name, n in judge.builtins_used(texts).items():
+            weights[name] = weights.get(name, 0) + n
+    missing = sorted(((n, b) for b, n in weights.items() if b not in used), reverse=True)
+    total = sum(weights.values())
+    print()
+    print(
+        f"builtins real projects call that the generated kernels never do: {len(missing)} of {len(weights)}, "
+        f"{100 * sum(n for n, _ in missing) / max(1, total):.1f}% of real call sites; the most used:"
+    )
+    print("  " + ", ".join(f"{b} {n}" for n, b in missing[:40]))
+    return {
+        "verdicts": [
+            {"project": v.project, "kernels": v.kernels, "generated": v.generated, "others": v.others} for v in verdicts
+        ],
+        "style": shares,
+        "missing_builtins": {b: n for n, b in missing},
+    }
+
+
+def _drawn(seed: int, index: int) -> str:
+    from builder.grammar.policy import CATEGORIES
+
+    return sample(seed, "train", index, CATEGORIES).program.source
+
+
 def main(argv=None) -> int:
     args = _args(argv)
     start = time.perf_counter()
+    if args.judge:
+        out = _judge(args)
+        if args.json is not None:
+            _write_json(args.json, out)
+        print(f"\n({time.perf_counter() - start:.1f} s)", file=sys.stderr)
+        return 0
     real = real_corpora()
     exlib, every = real_weights(real)
     columns = {}

@@ -46,11 +46,13 @@ class Tally:
 
 
 def source_of(row_id: str) -> str:
-    """``warp.examples`` for ``real/test/warp.examples.core.example_x:kernel/cpu`` (the shipped package a real
-    row comes from: warp.examples, warp._src, warp.tests); the config for a generated row (``cpu/test/0/1``)."""
+    """Where a row comes from: for a real row, its package by import name, warp-lang's split into its parts
+    (``warp.examples``, ``warp._src``, ``warp.tests``; ``newton`` for ``real/test/newton._src.x:kernel/cpu``); the
+    config for a generated row (``cpu/test/0/1``)."""
     parts = row_id.split("/")
     if parts[0] == "real" and len(parts) > 2:
-        return ".".join(parts[2].split(":")[0].split(".")[:2])
+        module = parts[2].split(":")[0].split(".")
+        return ".".join(module[:2]) if module[0] == "warp" else module[0]
     return parts[0]
 
 

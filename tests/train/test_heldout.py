@@ -74,6 +74,8 @@ def test_a_cut_prompt_is_counted(tiny, bpe, tmp_path):
         ("real/test/warp.examples.core.example_fluid:advect/cpu", "warp.examples"),
         ("real/test/warp._src.fem.utils:gather/cpu", "warp._src"),
         ("real/test/warp.tests.test_array:kernel_1d/cuda-forward", "warp.tests"),
+        ("real/test/newton._src.solvers.xpbd.kernels:solve_springs/cpu", "newton"),
+        ("real/test/nvalchemiops.dynamics.utils.shared_kernels:k/cpu", "nvalchemiops"),
         ("cpu/test/0/1", "cpu"),
     ],
 )

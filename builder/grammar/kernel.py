@@ -11,6 +11,7 @@ import random
 import re
 from dataclasses import dataclass, field
 
+from builder.grammar import layout
 from builder.grammar import names as N
 from builder.grammar import wtypes as T
 from builder.grammar.odds import Odds
@@ -142,6 +143,11 @@ class KernelCtx:
                 fname += "_"
             fields[fname] = (t, iv)
             return E(f"{arg}.{fname}", t, iv, False)
+        if t in (T.F32, T.I32) and self.rng.random() < self.p.odds.param_in_array:
+            # a one-element array read at [0]: how real code passes a value the host (or a graph) updates in place
+            a = ArrayArg(self.fresh(stem), t, 1, "in", iv, shape=(1,))
+            self.args.append(a)
+            return E(f"{a.name}[0]", t, iv, False)
         p = Param(self.fresh(stem), t, iv)
         self.args.append(p)
         return E(p.name, t, iv, False)
@@ -206,9 +212,15 @@ class KernelCtx:
 
     def program(self, category: str, kernel_name: str, decorator: str, backward: bool = True) -> Program:
         args = self.ordered_args()
-        sig = ",\n".join(f"    {a.name}: {self.annotation(a)}" for a in args)
-        lines = [f"    {self.own} = wp.tid()", *self.guard, *self.loads, *self.body]
-        kernel = f"{decorator}\ndef {kernel_name}(\n{sig},\n):\n" + "\n".join(lines) + "\n"
+        odds = self.p.odds
+        params = [f"{a.name}: {self.annotation(a)}" for a in args]
+        # layout last: it draws after every statement, so it changes how the kernel is written, never what it does
+        sig = layout.signature(kernel_name, params, self.rng, odds)
+        roles = [(a.name, a.role if isinstance(a, ArrayArg) else "param") for a in args]
+        doc = layout.docstring(roles, self.rng, odds)
+        start = [f"    {self.own} = wp.tid()", *self.guard]
+        lines = doc + layout.blocks([("start", start), ("loads", self.loads), ("body", self.body)], self.rng, odds)
+        kernel = f"{decorator}\n{sig}\n" + "\n".join(lines) + "\n"
         imports = "import warp as wp\n" if not self.mod.uses_any else "from typing import Any\n\nimport warp as wp\n"
         consts = "\n".join(self.mod.consts[c] for c in self.mod.consts)
         if self.mod.options:

@@ -1,9 +1,10 @@
 """Program shape and builtin usage, read from the Python source.
 
 The normalized form replaces identifiers (not Warp's own ``wp.*`` names or
-Python keywords) by their order of first appearance and every literal by
-``N``; two programs with the same normalized form teach the same thing, so
-the split assignment and the duplicate checks key on its hash.
+Python keywords) by their order of first appearance and every number by
+``N``, and leaves docstrings and trailing commas out; two programs with the
+same normalized form teach the same thing, so the split assignment and the
+duplicate checks key on its hash.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ _TOKEN = re.compile(
     r"""
     \r?\n[ \t\f]*                                                              # newline and the next indent
   | 0[xXoObB][\da-fA-F_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][-+]?\d[\d_]*)?[jJ]?  # number
+  | [rRbBuUfF]{0,2}(?:\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|\'\'\'(?:[^'\\]|\\.|'(?!''))*\'\'\')  # triple-quoted
   | [rRbBuUfF]{0,2}(?:'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")   # string
   | [^\W\d]\w*                                                                 # name
   | \*\*=|//=|>>=|<<=|->|:=|\.\.\.|[-+*/%&|^@<>=!:]=|\*\*|//|<<|>>|[-+*/%&|^~<>=()\[\]{}:,.;@]  # op
@@ -154,9 +156,26 @@ class Normalizer:
 
 
 def _normalize(toks: list[tuple[str, str]], names: dict[str, str], prev: str) -> tuple[list[str], str]:
-    """Identifiers (not ``wp``, builtins or attributes) to ``v0, v1, ...`` by first appearance; numbers to N."""
+    """Identifiers (not ``wp``, builtins or attributes) to ``v0, v1, ...`` by first appearance; numbers to N.
+
+    Layout is left out, so how a program is written out (``layout``) cannot move it to another split: a string that
+    is a whole statement (a docstring) with its NEWLINE, and a comma right before a closing bracket (the trailing
+    comma of a signature written a parameter per line). Both are seen within one list of tokens; the generator
+    feeds a program whole, and a docstring never ends a piece.
+    """
     out: list[str] = []
-    for kind, text in toks:
+    drop_newline = False
+    for n, (kind, text) in enumerate(toks):
+        if drop_newline:
+            drop_newline, prev = False, text
+            continue
+        after = toks[n + 1] if n + 1 < len(toks) else ("", "")
+        if kind == "string" and (prev == "" or prev.isspace()) and after[0] == "newline":
+            drop_newline, prev = True, text  # a docstring: this token and its NEWLINE
+            continue
+        if text == "," and after[1] in (")", "]"):
+            prev = text
+            continue
         raw = text
         if kind == "name" and text not in _KEEP and prev != "." and not keyword.iskeyword(text):
             text = names.setdefault(text, f"v{len(names)}")

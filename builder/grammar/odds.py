@@ -4,7 +4,7 @@ A policy (``policy.Policy``) holds one ``Odds``; grammar code reads
 ``g.p.odds.<name>`` where it draws ``rng.random() < ...``, so every
 probability the generator uses lives here or in ``Policy`` and categories
 can differ in it without touching grammar code. The defaults are the values
-the grammar was tuned with (generator 3.0.0): changing one changes rows, so
+the grammar was tuned with (generator 4.0.0): changing one changes rows, so
 it goes with a generator version bump.
 
 Most fields choose between two spellings of the same computation (``float``
@@ -52,9 +52,17 @@ class Odds:
     branch_compound_assign: float = 0.5  # a branch updates a local with += / -= / *=
     # annotations (kernel.py)
     float_plain: float = 0.85  # float32 annotated `float` rather than `wp.float32`
-    int_plain: float = 0.85  # int32 annotated `int` rather than `wp.int32`
+    int_plain: float = 0.5  # int32 annotated `int` rather than `wp.int32` (0.85 before generator 4.0.0)
     vec_suffixed: float = 0.1  # a float32 vector annotated with its suffixed alias (wp.vec3f)
     array_ndim_keyword: float = 0.4  # a multi-dimensional array annotated wp.array(dtype=T, ndim=n)
+    # how the kernel is written out (layout.py; generator 4.0.0): no statement changes
+    signature_one_line: float = 0.55  # a signature that fits in 100 characters written on one line
+    docstring: float = 0.35  # the kernel opens with a one-line docstring
+    docstring_sources: float = 0.7  # that docstring also names what the kernel reads
+    block_comments: float = 0.45  # its blocks (loads, body) may carry a comment line
+    block_comment_each: float = 0.6  # ... and each of them does
+    blank_lines: float = 0.3  # a blank line between its blocks (always before a comment that follows a block)
+    param_in_array: float = 0.12  # a uniform float or int passed as a one-element array and read at [0]
     # kernel bodies: guards, writes, particles, stencils (idioms.py)
     mask_compared: float = 0.7  # a mask tested with `== 0` rather than `not`
     combine_scaled: float = 0.5  # an idiom's result combined by scaling rather than by an offset

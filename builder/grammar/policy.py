@@ -74,7 +74,7 @@ class Policy:
     in_place: float = 0.2  # an output is an input array written back
     struct_params: float = 0.0
     random: bool = False
-    subscript_annotations: float = 0.8  # wp.array[T] rather than wp.array(dtype=T)
+    subscript_annotations: float = 0.9  # wp.array[T] rather than wp.array(dtype=T) (0.8 before generator 4.0.0)
     decorator_args: float = 0.15  # @wp.kernel(launch_bounds=256)
     # @wp.kernel(enable_backward=False) (no cuda-backward row): for kernels writing floats, and writing only ints
     no_backward: float = 0.06

@@ -18,9 +18,9 @@ def test_card_has_a_real_section_and_per_config_features(copy):
     assert [f["name"] for f in infos["real"]["features"]] == list(features("real"))
     assert [f["name"] for f in infos["cpu"]["features"]] == list(features("cpu"))
     shards = ["real/test-00000-of-00002.parquet", "real/test-00001-of-00002.parquet"]
-    assert {"split": "test", "path": shards} in next(
-        c for c in meta["configs"] if c["config_name"] == "real"
-    )["data_files"]
+    assert {"split": "test", "path": shards} in next(c for c in meta["configs"] if c["config_name"] == "real")[
+        "data_files"
+    ]
     assert "## The `real` config" in text and "Apache-2.0" in text
     assert "| warp-lang | examples | 2 | 2 | " in text  # two kernels, each with a cuda forward row
     assert "| warp-nn | library | 2 | 2 | " in text

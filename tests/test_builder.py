@@ -2,6 +2,8 @@ import pytest
 
 from builder.config import BuildOptions
 from builder.errors import ConfigError, GPURequired
+from builder.grammar.policy import CATEGORIES
+from builder.grammar.sample import sample
 from builder.schema import features
 from tests.conftest import has_cuda
 from warp_cuda_ir import WarpCudaIR
@@ -22,7 +24,10 @@ def test_num_proc_and_streaming_give_identical_rows(tmp_path):
     for split in ("train", "validation", "test"):
         a = _rows(one.as_dataset(split=split))
         assert a == _rows(two.as_dataset(split=split)) == _rows(stream[split])
-        assert [r["index"] for r in a] == list(range(len(a)))
+        # every row in order, but for kernels declared without an adjoint (no backward row)
+        n = SMALL[f"num_{split}"]
+        with_adjoint = [i for i in range(n) if sample(SMALL["seed"], split, i, CATEGORIES).program.backward]
+        assert [r["index"] for r in a] == with_adjoint
     assert one.info.features == features("cuda-backward")
 
 
@@ -32,14 +37,21 @@ def test_rows_follow_the_schema_and_configs_share_programs(tmp_path):
         b = WarpCudaIR(config_name=cfg, cache_dir=str(tmp_path / cfg), **SMALL)
         b.download_and_prepare()
         rows[cfg] = _rows(b.as_dataset(split="train"))
-    for fwd, bwd, cpu in zip(rows["cuda-forward"], rows["cuda-backward"], rows["cpu"]):
-        assert fwd["python_source"] == bwd["python_source"] == cpu["python_source"]
+    backward = {r["index"]: r for r in rows["cuda-backward"]}
+    assert len(rows["cuda-forward"]) == len(rows["cpu"]) == SMALL["num_train"] and backward
+    for fwd, cpu in zip(rows["cuda-forward"], rows["cpu"]):
+        assert fwd["python_source"] == cpu["python_source"]
+        bwd = backward.get(fwd["index"])
+        if bwd is None:  # declared @wp.kernel(enable_backward=False): no adjoint, no backward row
+            assert "enable_backward=False" in fwd["python_source"]
+        else:
+            assert bwd["python_source"] == fwd["python_source"] and bwd["pass"] == "backward"
+            assert f"{bwd['kernel_name']}_cuda_kernel_backward(" in bwd["ir"]
         # @wp.kernel(launch_bounds=N) adds __launch_bounds__(N) to the signature
         head = fwd["ir"].replace("__launch_bounds__(256) ", "")
         assert head.startswith(f'extern "C" __global__ void {fwd["kernel_name"]}_cuda_kernel_forward(')
-        assert f"{bwd['kernel_name']}_cuda_kernel_backward(" in bwd["ir"]
         assert f"{cpu['kernel_name']}_cpu_kernel_forward(" in cpu["ir"]
-        assert (fwd["target"], fwd["pass"], bwd["pass"], cpu["target"]) == ("cuda", "forward", "backward", "cpu")
+        assert (fwd["target"], fwd["pass"], cpu["target"]) == ("cuda", "forward", "cpu")
         assert list(fwd) == list(features("cuda-forward")) and list(cpu) == list(features("cpu"))
 
 

@@ -203,13 +203,18 @@ def _memorised(row: dict, values) -> str:
 
 def test_outputs_memorised_for_the_rows_inputs_pass_one_trial_and_fail_several(folder, tmp_path):
     """What fresh trials are for: a body that returns the right values for the row's own inputs only."""
-    row = next(r for r in _rows(folder, "cpu") if "wp::cos" in r["ir"])  # dst[idx] = wp.cos(inv_mass[idx])
+    def one_float_store(r: dict) -> bool:  # one output, a float32 array written by one store
+        outs = [t for t, role in zip(r["arg_types"], r["arg_roles"]) if role == "out"]
+        return outs == ["array(dtype=float32, ndim=1)"] and r["ir"].count("wp::array_store(") == 1
+
+    row = next(r for r in _rows(folder, "cpu") if one_float_store(r))
+    out = next(n for n, role in zip(row["arg_names"], row["arg_roles"]) if role == "out")
     evaluator = Evaluator({row["id"]: row}, sandbox.Limits(timeout_s=60), 1, False, 1)
     try:
         evaluator._run_references([row["id"]])
         # the reference's arrays live in this process only: its job directory is gone before any prediction runs
         assert not list(evaluator.work.rglob("outputs.npz"))
-        values = evaluator.references[row["id"]]["0/out/dst"]
+        values = evaluator.references[row["id"]][f"0/out/{out}"]
     finally:
         evaluator.close()
     _write(tmp_path / "pred.jsonl", [{"id": row["id"], "ir": _memorised(row, values)}])
@@ -220,10 +225,21 @@ def test_outputs_memorised_for_the_rows_inputs_pass_one_trial_and_fail_several(f
     assert main(argv) == 0
     (r,) = json.loads((tmp_path / "r.json").read_text())["results"]
     assert (r["compiled"], r["functional"], r["reason"]) == (True, False, "wrong output")
-    assert r["detail"].startswith("first at 1/out/dst")  # the row's own inputs still pass; the first fresh trial fails
+    assert r["detail"].startswith(f"first at 1/out/{out}")  # the row's own inputs pass; the first fresh trial fails
 
 
-def test_wrong_but_plausible_mutants_fail_functionally(folder, tmp_path):
+@pytest.fixture(scope="module")
+def branchy(tmp_path_factory):
+    """Test rows with branches, loops and comparisons to mutate (control_flow and stencil programs)."""
+    out = tmp_path_factory.mktemp("branchy") / "ds"
+    argv = ["build", "--configs", "cpu", "--categories", "control_flow,stencil", "--num-train", "0"]
+    argv += ["--num-validation", "0", "--num-test", "4", "--out", str(out)]
+    assert main(argv) == 0
+    return out
+
+
+def test_wrong_but_plausible_mutants_fail_functionally(branchy, tmp_path):
+    folder = branchy
     lines = mutants(_rows(folder, "cpu"))
     assert {x["operator"] for x in lines} >= {"operator_swapped", "branch_inverted", "comparison_flipped"}
     _write(tmp_path / "pred.jsonl", lines)
@@ -231,4 +247,8 @@ def test_wrong_but_plausible_mutants_fail_functionally(folder, tmp_path):
     assert main([*argv, "--predictions", str(tmp_path / "pred.jsonl"), "--out", str(tmp_path / "r.json")]) == 0
     results = json.loads((tmp_path / "r.json").read_text())["results"]
     survivors = [x["operator"] for x, r in zip(lines, results) if not (r["compiled"] and r["functional"] is False)]
-    assert survivors == []
+    # A comparison's boundary moved (`>=` to `>`) or its constant changed (`x == 0.0` to `x == 1.0`) is wrong code
+    # that random continuous inputs never tell apart: the evaluator's inputs hit an exact threshold with
+    # probability 0. Those may survive (a known limit of functional scoring, docs/evaluation.md); nothing else.
+    assert set(survivors) <= {"boundary_shifted", "constant_changed"}, survivors
+    assert len(survivors) <= len(lines) // 5, (len(survivors), len(lines))

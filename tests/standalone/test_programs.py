@@ -19,8 +19,9 @@ from builder.standalone import host, toolchain
 from builder.warp_backend import codegen
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None or toolchain.nvcc() is None, reason="needs g++ and nvcc")
-# test split of seed 0: 11 a 3-D launch with vectors; 14 an atomic reduction (acc, index, vec arrays); 42 float16
-INDICES = (11, 14, 42)
+# test split of seed 0 (generator 4.0.0): 11 a launch with vectors; 56 an atomic reduction (acc, index, vec arrays);
+# 63 float16
+INDICES = (11, 56, 63)
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,7 @@ def test_row_carries_matching_evidence(rows, index):
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_makefile_builds_and_runs_as_a_user_would(rows, tmp_path):
-    (row,) = rows[42]
+    (row,) = rows[63]
     _write(row, tmp_path)
     env = {"PATH": os.environ["PATH"], "WARP_NATIVE": codegen.native_dir(), "TMPDIR": str(tmp_path)}
     res = subprocess.run(["make", "-s", "run"], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
@@ -92,5 +93,5 @@ def test_programs_without_a_standalone_form_are_named():
     from builder.warp_backend import standalone as sa
 
     reasons = {sa.unsupported(sample(0, "train", i, CATEGORIES).program) for i in range(48)}
-    assert "needs warp.so to build its mesh" in reasons
+    assert any(r.startswith("needs warp.so to build its") and "mesh" in r for r in reasons), reasons
     assert any(r.startswith("uses tile functions") for r in reasons)

@@ -27,10 +27,12 @@ import random
 import statistics
 import textwrap
 import tokenize
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from builder.analysis.kernels import is_kernel, is_stub, warp_functions
+from builder.analysis.features import builtin_calls
+from builder.analysis.kernels import WARP_MODULES, is_kernel, is_stub, warp_functions
 
 FOLDS = 5
 MAX_PER_SIDE = 1000  # kernels per side at most: the test's cost grows with it, its answer barely moves past this
@@ -165,7 +167,7 @@ def _calls(fn: ast.AST) -> Iterable[ast.Call]:
 
 
 def _is_wp(node: ast.expr) -> bool:
-    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("wp", "warp")
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in WARP_MODULES
 
 
 def style(texts: Sequence[str]) -> dict[str, float]:
@@ -228,15 +230,12 @@ def _tokens(text: str) -> list[tokenize.TokenInfo]:
 
 
 def builtins_used(texts: Iterable[str]) -> dict[str, int]:
-    """How often each ``wp.<name>(...)`` is called in the kernel texts."""
-    from collections import Counter
-
+    """How often each ``wp.<name>(...)`` is called in the kernel texts' bodies (``features.builtin_calls``)."""
     counts: Counter[str] = Counter()
     for text in texts:
         try:
             tree = ast.parse(text)
         except SyntaxError:
             continue
-        body = [n for fn in tree.body if isinstance(fn, ast.FunctionDef) for n in fn.body]  # not the decorator
-        counts.update(c.func.attr for stmt in body for c in _calls(stmt) if _is_wp(c.func))
+        counts += builtin_calls([fn for fn in tree.body if isinstance(fn, ast.FunctionDef)])
     return dict(counts)

@@ -219,10 +219,13 @@ def _import_through_package(name: str) -> None:
     the public subpackage that re-exports it (importing it directly can enter a circular import that the
     package's own order avoids)."""
     parts = name.split(".")
-    for first in (parts[0], ".".join(parts[:1] + parts[2:3]) if parts[1:2] == ["_src"] and len(parts) > 3 else ""):
-        if first and first != name:
+    first = [parts[0]]
+    if len(parts) > 3 and parts[1] == "_src":  # warp._src.fem.x through warp.fem, newton._src.sim.x through newton.sim
+        first.append(f"{parts[0]}.{parts[2]}")
+    for package in first:
+        if package != name:
             try:
-                importlib.import_module(first)
+                importlib.import_module(package)
             except ImportError:
                 pass
     importlib.import_module(name)

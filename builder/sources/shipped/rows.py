@@ -47,7 +47,6 @@ class Sample:
         if self.max_kernels is not None and (not isinstance(self.max_kernels, int) or self.max_kernels < 1):
             raise ConfigError(f"max_kernels must be a positive integer or None, got {self.max_kernels!r}")
         bad = {s: k for s, k in (self.stride or {}).items() if s not in SOURCES or not isinstance(k, int) or k < 1}
-        # (SOURCES: the source keys, warp-lang's examples/library/tests or PACKAGE/PART)
         if bad:
             raise ConfigError(f"bad stride {bad}: SOURCE=K with SOURCE one of {', '.join(SOURCES)} and K >= 1")
 
@@ -98,7 +97,7 @@ def record(
     terms: tuple[str, str],
 ) -> dict:
     """A row (without its compile evidence) for one kernel result of ``shipped_import`` and one config;
-    ``terms`` is the licence and copyright notice of its file (``terms``)."""
+    ``terms`` is the licence and copyright notice its file's rows carry (``terms()``)."""
     kernel_license, notice = terms
     tu, ir, entry, options = unit
     target, pass_, _ = TARGETS[config]

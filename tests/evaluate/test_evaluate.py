@@ -203,6 +203,7 @@ def _memorised(row: dict, values) -> str:
 
 def test_outputs_memorised_for_the_rows_inputs_pass_one_trial_and_fail_several(folder, tmp_path):
     """What fresh trials are for: a body that returns the right values for the row's own inputs only."""
+
     def one_float_store(r: dict) -> bool:  # one output, a float32 array written by one store
         outs = [t for t, role in zip(r["arg_types"], r["arg_roles"]) if role == "out"]
         return outs == ["array(dtype=float32, ndim=1)"] and r["ir"].count("wp::array_store(") == 1

@@ -3,11 +3,13 @@
     python scripts/realism.py --rows 300 --seed 23 [--json OUT]
     python scripts/realism.py --real-only
     python scripts/realism.py --source-glob 'some/dir/*.py'
-    python scripts/realism.py --judge --rows 2000 --seed 23 [--json OUT]
+    python scripts/realism.py --judge --rows 2000 --seed 23 [--part whole|signature|body] [--json OUT]
 
 ``--judge``: the classifier test (``builder.analysis.judge``) between the generated kernels and every real project
 installed (the packages of the ``real`` config), and between every pair of real projects; then the style shares
 of each corpus and the builtins real projects call that the generated kernels never do, weighted by use.
+``--part signature`` or ``--part body`` runs the classifier test on that part of every kernel only (decorators and
+signature, or what follows), which says where two corpora differ.
 
 Columns: the generated corpus (train rows 0..N-1 of the seed, or the files matching ``--source-glob``, each one
 program), then the installed Warp package's examples, library (``_src``) and tests (one program per kernel).
@@ -25,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from builder.analysis.judge import PARTS
 from builder.analysis.realism import Corpus
 from builder.analysis.realism_table import markdown, metrics, real_corpora, real_weights
 from builder.grammar.sample import sample
@@ -44,7 +47,10 @@ def _args(argv):
     which.add_argument("--real-only", action="store_true", help="measure only the Warp package's own code")
     which.add_argument("--source-glob", help="measure these Python files instead of generated programs")
     which.add_argument("--judge", action="store_true", help="the classifier test against every real project")
+    p.add_argument("--part", choices=PARTS, default="whole", help="what of each kernel the judge reads")
     args = p.parse_args(argv)
+    if args.part != "whole" and not args.judge:
+        p.error("--part goes with --judge")
     if args.rows < 1:
         p.error(f"--rows must be at least 1, got {args.rows!r}")
     if args.json is not None and not args.json.parent.is_dir():
@@ -91,8 +97,8 @@ def _judge(args) -> dict:
 
     real = real_projects()
     generated = [t for i in range(args.rows) for t in judge.kernel_texts(_drawn(args.seed, i))]
-    verdicts = judge.judge(generated, real, seed=args.seed)
-    label = f"generated seed {args.seed}"
+    verdicts = judge.judge(generated, real, seed=args.seed, part=args.part)
+    label = f"generated seed {args.seed}" + ("" if args.part == "whole" else f", {args.part} only")
     print(judge.table(verdicts, label))
     print()
     print("pairs of real projects (AUC):")
@@ -116,6 +122,7 @@ def _judge(args) -> dict:
     )
     print("  " + ", ".join(f"{b} {n}" for n, b in missing[:40]))
     return {
+        "part": args.part,
         "verdicts": [
             {"project": v.project, "kernels": v.kernels, "generated": v.generated, "others": v.others} for v in verdicts
         ],

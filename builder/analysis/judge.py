@@ -37,6 +37,9 @@ from builder.analysis.kernels import WARP_MODULES, is_kernel, is_stub, warp_func
 FOLDS = 5
 MAX_PER_SIDE = 1000  # kernels per side at most: the test's cost grows with it, its answer barely moves past this
 MIN_PER_SIDE = 20  # fewer kernels than this and five folds say nothing
+# what of a kernel the test reads: all of it, or (to say where two corpora differ) only the decorators and signature
+# up to the ``:`` that ends it, or only what follows (docstring, comments and statements)
+PARTS = ("whole", "signature", "body")
 # names kept as themselves: Python builtins a kernel calls, and what follows ``wp.`` (handled by the tokenizer pass)
 VECTOR_ATTRS = frozenset({"x", "y", "z", "w", "shape", "ndim", "size", "dtype"})
 KEPT_NAMES = frozenset({"wp", "warp", "range", "len", "int", "float", "bool", "min", "max", "abs", "print", "self"})
@@ -58,10 +61,14 @@ def kernel_texts(source: str) -> list[str]:
     return out
 
 
-def normalized(text: str) -> str:
+def normalized(text: str, part: str = "whole") -> str:
     """The kernel as space-separated tokens: identifiers ``ID`` (Warp's API, keywords and a few Python builtins kept),
-    numbers ``NUM``, strings ``STR`` (docstrings included), comments ``COMMENT``, line ends ``NL``, indents."""
+    numbers ``NUM``, strings ``STR`` (docstrings included), comments ``COMMENT``, line ends ``NL``, indents; of
+    ``part`` of it (``PARTS``)."""
+    if part not in PARTS:
+        raise ValueError(f"unknown part {part!r}; valid: {', '.join(PARTS)}")
     out: list[str] = []
+    depth, end, seen_def = 0, None, False  # bracket depth; where the signature ends (its ``:`` outside brackets)
     after_wp = False
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
@@ -69,6 +76,7 @@ def normalized(text: str) -> str:
             if kind == tokenize.NAME:
                 kept = after_wp or keyword.iskeyword(s) or s in KEPT_NAMES
                 out.append(s if kept else "ID")
+                seen_def = seen_def or s == "def"
             elif kind == tokenize.NUMBER:
                 out.append("NUM")
             elif kind == tokenize.STRING:
@@ -83,9 +91,15 @@ def normalized(text: str) -> str:
                 out.append("DEDENT")
             elif kind == tokenize.OP:
                 out.append(s)
+                depth += (s in "([{") - (s in ")]}")
+                if s == ":" and depth == 0 and end is None and seen_def:
+                    end = len(out)
             after_wp = kind == tokenize.OP and s == "." and len(out) >= 2 and out[-2] in ("wp", "warp")
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
+    if part != "whole":
+        cut = len(out) if end is None else end
+        out = out[:cut] if part == "signature" else out[cut:]
     return " ".join(out)
 
 
@@ -93,8 +107,9 @@ def _equal_sample(items: Sequence[str], n: int, rng: random.Random) -> list[str]
     return list(items) if len(items) <= n else rng.sample(list(items), n)
 
 
-def auc(a: Sequence[str], b: Sequence[str], seed: int = 0) -> float:
-    """ROC AUC of telling kernel texts ``a`` from ``b`` (see the module's doc); needs scikit-learn."""
+def auc(a: Sequence[str], b: Sequence[str], seed: int = 0, part: str = "whole") -> float:
+    """ROC AUC of telling kernel texts ``a`` from ``b`` (see the module's doc) from ``part`` of each kernel; needs
+    scikit-learn."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
@@ -105,7 +120,9 @@ def auc(a: Sequence[str], b: Sequence[str], seed: int = 0) -> float:
     if n < MIN_PER_SIDE:
         raise ValueError(f"the judge needs at least {MIN_PER_SIDE} kernels a side, got {len(a)} and {len(b)}")
     rng = random.Random(seed)
-    x = [normalized(t) for t in _equal_sample(a, n, rng)] + [normalized(t) for t in _equal_sample(b, n, rng)]
+    x = [normalized(t, part) for t in _equal_sample(a, n, rng)] + [
+        normalized(t, part) for t in _equal_sample(b, n, rng)
+    ]
     y = [0] * n + [1] * n
     model = make_pipeline(
         TfidfVectorizer(token_pattern=r"\S+", lowercase=False, ngram_range=(1, 3), sublinear_tf=True, min_df=2),
@@ -132,19 +149,22 @@ class Verdict:
         return self.generated <= self.median_others
 
 
-def judge(generated: Sequence[str], real: dict[str, Sequence[str]], seed: int = 0) -> list[Verdict]:
-    """For each real project: AUC against the generated kernels and against every other real project."""
+def judge(
+    generated: Sequence[str], real: dict[str, Sequence[str]], seed: int = 0, part: str = "whole"
+) -> list[Verdict]:
+    """For each real project: AUC against the generated kernels and against every other real project, from
+    ``part`` of each kernel."""
     usable = {k: v for k, v in real.items() if len(v) >= MIN_PER_SIDE}
     pair: dict[frozenset[str], float] = {}
     for p in usable:
         for q in usable:
             if p < q:
-                pair[frozenset((p, q))] = auc(usable[p], usable[q], seed)
+                pair[frozenset((p, q))] = auc(usable[p], usable[q], seed, part)
     return [
         Verdict(
             p,
             len(usable[p]),
-            auc(generated, usable[p], seed),
+            auc(generated, usable[p], seed, part),
             {q: pair[frozenset((p, q))] for q in usable if q != p},
         )
         for p in usable

@@ -97,3 +97,23 @@ def test_style_shares_read_the_cues():
     assert got["kernels"] == 2 and got["docstring_share"] == 0.5 and got["comment_share"] == 0.5
     assert got["helper_call_share"] == 0.5 and got["parameters_per_signature_line"] == 1.5
     assert judge.builtins_used(judge.kernel_texts(MODULE)) == {"tid": 2}
+
+
+def test_parts_split_a_kernel_at_the_colon_that_ends_its_signature():
+    text = judge.kernel_texts(MODULE)[0]
+    whole, sig, body = (judge.normalized(text, part).split() for part in judge.PARTS)
+    assert sig + body == whole
+    assert sig[0] == "@" and sig[-3:] == ["float", ")", ":"]  # annotations' colons are inside the brackets
+    assert body[:3] == ["NL", "INDENT", "STR"] and "def" not in body
+    # two styles that differ only in their signatures: told apart by the signature, not by the body
+    rng = random.Random(3)
+    one = _kernels(rng, "one_line", 40)
+    same_body = [
+        t.replace("(a: wp.array[float], b: wp.array[float])", "(\n    a: wp.array(dtype=float),\n    b,\n)")
+        for t in one
+    ]
+    rng.shuffle(same_body)
+    assert judge.auc(one, same_body, seed=1, part="signature") > 0.99
+    assert judge.auc(one, same_body, seed=1, part="body") < 0.75
+    with pytest.raises(ValueError, match="unknown part"):
+        judge.normalized(text, "tail")

@@ -10,7 +10,8 @@ same rows (and, with --real-data, on the real rows of the trained target and pas
 `builder.train.heldout.score` (nats per byte and per token of ir, whole rows only), then writes OUT.json (the
 log and the scores by step) and OUT.png (training and held-out loss per token; held-out loss per byte; exact
 match, compiled and functional rates against steps). Predictions and reports go to a temporary folder that
-is removed at the end.
+is removed at the end. A checkpoint OUT.json already holds scores for, measured with the same options, is not
+scored again: run it while a run trains and each call scores only the checkpoints written since the last.
 """
 
 from __future__ import annotations
@@ -23,6 +24,24 @@ from pathlib import Path
 
 from builder.cli import main as cli
 from builder.train import checkpoint, heldout
+
+# the options a score depends on: scores measured with other values are measured again
+SCORING = ("data", "config", "split", "limit", "max_new_tokens", "batch_size", "real_data")
+
+
+def scoring(args: argparse.Namespace) -> dict:
+    return {k: getattr(args, k) for k in SCORING}
+
+
+def earlier(out: Path, args: argparse.Namespace) -> dict[int, dict]:
+    """Scores by step that OUT.json holds from a call with the same scoring options."""
+    path = out.with_suffix(".json")
+    if not path.is_file():
+        return {}
+    old = json.loads(path.read_text())
+    if old.get("scoring") != scoring(args):
+        return {}
+    return {s["step"]: s for s in old.get("scores", [])}
 
 
 def score(ckpt: Path, args: argparse.Namespace, tmp: Path) -> dict:
@@ -86,11 +105,16 @@ def main(argv: list[str] | None = None) -> int:
     if not checkpoint.folders(run):
         print(f"baseline_curve: error: {args.run!r} has no checkpoints", file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix="baseline_curve_") as tmp:
-        scores = [score(ckpt, args, Path(tmp)) for ckpt in checkpoint.folders(run)]
-    log = checkpoint.read_log(run)
     out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps({"log": log, "scores": scores}, indent=1) + "\n")
+    done = earlier(out, args)
+    with tempfile.TemporaryDirectory(prefix="baseline_curve_") as tmp:
+        scores = [
+            done.get(checkpoint.read_info(ckpt)["step"]) or score(ckpt, args, Path(tmp))
+            for ckpt in checkpoint.folders(run)
+        ]
+    log = checkpoint.read_log(run)
+    record = {"scoring": scoring(args), "log": log, "scores": scores}
+    out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
     plot(log, scores, out.with_suffix(".png"))
     print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.png')}")
     return 0

@@ -19,3 +19,16 @@ def test_plot_writes_a_png(tmp_path):
     ]
     C.plot(log, scores, tmp_path / "curve.png")
     assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_scores_of_the_same_options_are_reused_and_others_are_not(tmp_path):
+    out = tmp_path / "curve"
+    args = C.argparse.Namespace(
+        data="d", config="cpu", split="test", limit=40, max_new_tokens=0, batch_size=20, real_data=""
+    )
+    assert C.earlier(out, args) == {}
+    scores = [{"step": 250, "compiled": 0.1}, {"step": 500, "compiled": 0.2}]
+    out.with_suffix(".json").write_text(C.json.dumps({"scoring": C.scoring(args), "log": [], "scores": scores}))
+    assert C.earlier(out, args) == {250: scores[0], 500: scores[1]}
+    args.limit = 100  # scored on other rows: measured again
+    assert C.earlier(out, args) == {}

@@ -50,7 +50,9 @@ class Policy:
     w_const: float = 0.06  # share of float literals written as a module wp.constant
     w_tid: float = 0.5
     reuse_array: float = 0.55
-    load_local: float = 0.75  # a read of the thread's element goes into a named local first
+    # a read of the thread's element goes into a named local first (0.75 before generator 4.1.0: real kernels more
+    # often read an array where the value is used, and the realism judge told the bound reads apart)
+    load_local: float = 0.3
     half: float = 0.0  # a float32 input stored as float16
     # composite expressions
     w_binop: float = 4.0

@@ -201,8 +201,19 @@ def _memorised(row: dict, values) -> str:
     return row["ir"].replace(store[0], cheat)
 
 
-def test_outputs_memorised_for_the_rows_inputs_pass_one_trial_and_fail_several(folder, tmp_path):
+@pytest.fixture(scope="module")
+def scalar_rows(tmp_path_factory):
+    """Test rows of the float-arithmetic categories, among which some write one float array with one store."""
+    out = tmp_path_factory.mktemp("scalar") / "ds"
+    argv = ["build", "--configs", "cpu", "--categories", "arithmetic,math", "--num-train", "0"]
+    argv += ["--num-validation", "0", "--num-test", "6", "--out", str(out)]
+    assert main(argv) == 0
+    return out
+
+
+def test_outputs_memorised_for_the_rows_inputs_pass_one_trial_and_fail_several(scalar_rows, tmp_path):
     """What fresh trials are for: a body that returns the right values for the row's own inputs only."""
+    folder = scalar_rows
 
     def one_float_store(r: dict) -> bool:  # one output, a float32 array written by one store
         outs = [t for t, role in zip(r["arg_types"], r["arg_roles"]) if role == "out"]

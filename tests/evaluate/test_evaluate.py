@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -201,14 +202,19 @@ def _memorised(row: dict, values) -> str:
     return row["ir"].replace(store[0], cheat)
 
 
+def _test_rows(tmp_path_factory, categories: str, n: int) -> Path:
+    """A cpu folder of ``n`` test rows of ``categories`` (and no train or validation rows)."""
+    out = tmp_path_factory.mktemp(categories.replace(",", "_")) / "ds"
+    argv = ["build", "--configs", "cpu", "--categories", categories, "--num-train", "0"]
+    argv += ["--num-validation", "0", "--num-test", str(n), "--out", str(out)]
+    assert main(argv) == 0
+    return out
+
+
 @pytest.fixture(scope="module")
 def scalar_rows(tmp_path_factory):
     """Test rows of the float-arithmetic categories, among which some write one float array with one store."""
-    out = tmp_path_factory.mktemp("scalar") / "ds"
-    argv = ["build", "--configs", "cpu", "--categories", "arithmetic,math", "--num-train", "0"]
-    argv += ["--num-validation", "0", "--num-test", "6", "--out", str(out)]
-    assert main(argv) == 0
-    return out
+    return _test_rows(tmp_path_factory, "arithmetic,math", 6)
 
 
 def test_outputs_memorised_for_the_rows_inputs_pass_one_trial_and_fail_several(scalar_rows, tmp_path):
@@ -243,11 +249,7 @@ def test_outputs_memorised_for_the_rows_inputs_pass_one_trial_and_fail_several(s
 @pytest.fixture(scope="module")
 def branchy(tmp_path_factory):
     """Test rows with branches, loops and comparisons to mutate (control_flow and stencil programs)."""
-    out = tmp_path_factory.mktemp("branchy") / "ds"
-    argv = ["build", "--configs", "cpu", "--categories", "control_flow,stencil", "--num-train", "0"]
-    argv += ["--num-validation", "0", "--num-test", "4", "--out", str(out)]
-    assert main(argv) == 0
-    return out
+    return _test_rows(tmp_path_factory, "control_flow,stencil", 4)
 
 
 def test_wrong_but_plausible_mutants_fail_functionally(branchy, tmp_path):

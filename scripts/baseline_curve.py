@@ -2,7 +2,7 @@
 
     python scripts/baseline_curve.py RUN --data FOLDER [--config cpu] [--split test] [--limit 40]
                                      [--max-new-tokens 0] [--batch-size 20] [--num-proc 1]
-                                     [--real-data REAL_FOLDER] [--out docs/baseline_curve]
+                                     [--real-data REAL_FOLDER] [--floor NAME=REPORT ...] [--out docs/baseline_curve]
 
 For each checkpoint of RUN it writes greedy predictions for the first --limit rows of the split
 (`warp-cuda-ir predict`), scores them (`warp-cuda-ir evaluate`) and measures the teacher-forced loss on the
@@ -12,6 +12,8 @@ log and the scores by step) and OUT.png (training and held-out loss per token; h
 match, compiled and functional rates against steps). Predictions and reports go to a temporary folder that
 is removed at the end. A checkpoint OUT.json already holds scores for, measured with the same options, is not
 scored again: run it while a run trains and each call scores only the checkpoints written since the last.
+``--floor NAME=REPORT`` draws a floor's compiled rate on the same rows (from the ``evaluate`` report of, say,
+``retrieval_rename`` predictions) as a line on the rates' panel.
 """
 
 from __future__ import annotations
@@ -63,7 +65,31 @@ def score(ckpt: Path, args: argparse.Namespace, tmp: Path) -> dict:
     return out
 
 
-def plot(log: list[dict], scores: list[dict], out: Path) -> None:
+def floor_rates(specs: list[str], ids: list[str] | None = None) -> dict[str, float]:
+    """``NAME=REPORT`` (an ``evaluate`` report of a floor's predictions) -> NAME's compiled rate, over ``ids`` only
+    when given (the rows the curve is scored on)."""
+    out = {}
+    for spec in specs:
+        name, _, path = spec.partition("=")
+        if not name or not path:
+            raise ValueError(f"--floor takes NAME=REPORT.json, got {spec!r}")
+        results = json.loads(Path(path).read_text())["results"]
+        if ids is not None:
+            keep = set(ids)
+            results = [r for r in results if r["id"] in keep]
+        out[name] = sum(bool(r["compiled"]) for r in results) / max(1, len(results))
+    return out
+
+
+def scored_ids(args: argparse.Namespace) -> list[str]:
+    """The ids of the rows each checkpoint's predictions are scored on (``predict --limit``'s choice)."""
+    from builder.train.predict import DecodeOptions, rows_to_predict
+
+    rows = rows_to_predict(args.data, args.config, args.split, args.config, DecodeOptions(limit=args.limit))
+    return [r["id"] for r in rows]
+
+
+def plot(log: list[dict], scores: list[dict], out: Path, floors: dict[str, float] | None = None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -82,6 +108,9 @@ def plot(log: list[dict], scores: list[dict], out: Path) -> None:
     middle.legend()
     for key in ("exact_match", "compiled", "functional"):
         right.plot(steps, [s[key] for s in scores], marker="o", label=key)
+    for name, rate in (floors or {}).items():  # a model that has learned anything compiles more than these
+        right.axhline(rate, linestyle="--", linewidth=1, color="gray")
+        right.annotate(f"{name} compiled", (steps[0], rate), xytext=(0, 3), textcoords="offset points", fontsize=8)
     right.set(xlabel="step", ylabel="share of predictions", ylim=(-0.02, 1.02), title="greedy, generated test rows")
     right.legend()
     fig.tight_layout()
@@ -100,6 +129,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--num-proc", type=int, default=1, help="evaluate's child processes")
     p.add_argument("--real-data", default="", help="a built `real` folder: add its held-out loss to the curve")
     p.add_argument("--out", default="docs/baseline_curve")
+    p.add_argument(
+        "--floor",
+        action="append",
+        default=[],
+        metavar="NAME=REPORT",
+        help="an evaluate report of a floor's predictions (e.g. retrieval_rename): its compiled rate on the scored "
+        "rows is drawn as a line (repeatable)",
+    )
     args = p.parse_args(argv)
     run = Path(args.run)
     if not checkpoint.folders(run):
@@ -115,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     log = checkpoint.read_log(run)
     record = {"scoring": scoring(args), "log": log, "scores": scores}
     out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
-    plot(log, scores, out.with_suffix(".png"))
+    plot(log, scores, out.with_suffix(".png"), floor_rates(args.floor, scored_ids(args)) if args.floor else None)
     print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.png')}")
     return 0
 

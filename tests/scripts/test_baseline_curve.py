@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from scripts import baseline_curve as C
 
 
@@ -17,8 +19,18 @@ def test_plot_writes_a_png(tmp_path):
         {"step": s, "held_out": h, "exact_match": 0.0, "compiled": s / 100, "functional": s / 200}
         for s, h in zip((10, 30), held)
     ]
-    C.plot(log, scores, tmp_path / "curve.png")
+    C.plot(log, scores, tmp_path / "curve.png", floors={"retrieval_rename": 0.375})
     assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_floor_is_its_compiled_rate_on_the_scored_rows(tmp_path):
+    results = [{"id": f"cpu/test/0/{i}", "compiled": i % 4 == 0} for i in range(8)]
+    (tmp_path / "r.json").write_text(C.json.dumps({"results": results}))
+    spec = f"retrieval_rename={tmp_path / 'r.json'}"
+    assert C.floor_rates([spec]) == {"retrieval_rename": 0.25}
+    assert C.floor_rates([spec], ["cpu/test/0/0", "cpu/test/0/1"]) == {"retrieval_rename": 0.5}
+    with pytest.raises(ValueError, match="NAME=REPORT"):
+        C.floor_rates(["retrieval_rename"])
 
 
 def test_scores_of_the_same_options_are_reused_and_others_are_not(tmp_path):

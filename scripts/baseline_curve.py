@@ -117,8 +117,13 @@ def plot(log: list[dict], scores: list[dict], out: Path, floors: dict[str, float
     fig.savefig(out, dpi=110)
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        self.exit(2, f"baseline_curve: error: {message}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = _Parser(description=__doc__.splitlines()[0])
     p.add_argument("run")
     p.add_argument("--data", required=True)
     p.add_argument("--config", default="cpu")
@@ -138,6 +143,10 @@ def main(argv: list[str] | None = None) -> int:
         "rows is drawn as a line (repeatable)",
     )
     args = p.parse_args(argv)
+    try:  # a floor given wrong fails now, not after every checkpoint is scored
+        floor_rates(args.floor)
+    except (OSError, ValueError, KeyError) as e:
+        p.error(f"--floor: {e}")
     run = Path(args.run)
     if not checkpoint.folders(run):
         print(f"baseline_curve: error: {args.run!r} has no checkpoints", file=sys.stderr)

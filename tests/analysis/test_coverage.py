@@ -70,7 +70,12 @@ def test_analysis_never_imports_warp():
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["--rows", "0"], "--rows must be at least 1"), (["--real-only", "--source-glob", "x"], "not allowed with")],
+    [
+        (["--rows", "0"], "--rows must be at least 1"),
+        (["--real-only", "--source-glob", "x"], "not allowed with"),
+        (["--part", "body"], "--part goes with --judge"),
+        (["--judge", "--part", "tail"], "invalid choice"),
+    ],
 )
 def test_script_rejects_bad_arguments_in_one_line(args, message):
     proc = subprocess.run(

@@ -12,6 +12,13 @@ def test_no_checkpoints_exit_2(tmp_path, capsys):
     assert "has no checkpoints" in capsys.readouterr().err
 
 
+def test_a_bad_floor_exits_2_before_scoring(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        C.main([str(tmp_path), "--data", str(tmp_path), "--floor", f"retrieval_rename={tmp_path / 'missing.json'}"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.startswith("baseline_curve: error: --floor") and err.count("\n") == 1
+
+
 def test_plot_writes_a_png(tmp_path):
     log = [{"step": s, "loss": 5.0 / s} for s in (10, 20, 30)]
     held = [{"nats_per_token": 6.0 / s, "nats_per_byte": 1.5 / s} for s in (10, 30)]

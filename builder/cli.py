@@ -18,15 +18,17 @@ from builder.errors import ConfigError
 COMMANDS = ("build", "validate", "evaluate", "train", "predict", "push")
 
 
-class _Parser(argparse.ArgumentParser):
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``PROG: error: ...``) and exit 2; the scripts use it too."""
+
     def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage too)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         raise SystemExit(2)
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="warp-cuda-ir", description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = OneLineParser(prog="warp-cuda-ir", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     for name in COMMANDS:
         module = importlib.import_module(f"builder.commands.{name}")
         cmd = sub.add_parser(

@@ -24,6 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from builder.cli import OneLineParser
 from builder.cli import main as cli
 from builder.train import checkpoint, heldout
 
@@ -117,13 +118,8 @@ def plot(log: list[dict], scores: list[dict], out: Path, floors: dict[str, float
     fig.savefig(out, dpi=110)
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2
-        self.exit(2, f"baseline_curve: error: {message}\n")
-
-
 def main(argv: list[str] | None = None) -> int:
-    p = _Parser(description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="baseline_curve", description=__doc__.splitlines()[0])
     p.add_argument("run")
     p.add_argument("--data", required=True)
     p.add_argument("--config", default="cpu")

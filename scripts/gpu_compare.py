@@ -10,21 +10,16 @@ errors, the error text and the program of every mismatch). Needs a CUDA GPU visi
 
 from __future__ import annotations
 
-import argparse
 import collections
 import json
 import sys
 from multiprocessing import get_context
 from pathlib import Path
 
+from builder.cli import OneLineParser
 from builder.grammar.sample import sample
 
 CHUNK = 25
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2
-        self.exit(2, f"gpu_compare: {message}\n")
 
 
 def _compare(job: tuple[int, int, int]) -> list[dict]:
@@ -57,7 +52,7 @@ def _compare(job: tuple[int, int, int]) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = _Parser(description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="gpu_compare", description=__doc__.splitlines()[0])
     p.add_argument("--programs", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--num-proc", type=int, default=1)

@@ -18,7 +18,6 @@ Definitions: docs/realism.md. Prints a Markdown table; ``--json`` also writes th
 
 from __future__ import annotations
 
-import argparse
 import glob
 import json
 import os
@@ -30,16 +29,12 @@ from pathlib import Path
 from builder.analysis.judge import PARTS
 from builder.analysis.realism import Corpus
 from builder.analysis.realism_table import markdown, metrics, real_corpora, real_weights
+from builder.cli import OneLineParser
 from builder.grammar.sample import sample
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2
-        self.exit(2, f"realism: {message}\n")
-
-
 def _args(argv):
-    p = _Parser(description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="realism", description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=int, default=300, help="generated train rows to measure (default 300)")
     p.add_argument("--seed", type=int, default=23)
     p.add_argument("--json", type=Path, help="also write the columns as JSON to this file")

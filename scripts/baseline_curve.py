@@ -3,6 +3,7 @@
     python scripts/baseline_curve.py RUN --data FOLDER [--config cpu] [--split test] [--limit 40]
                                      [--max-new-tokens 0] [--batch-size 20] [--num-proc 1]
                                      [--real-data REAL_FOLDER] [--floor NAME=REPORT ...] [--out docs/baseline_curve]
+                                     [--loss-only]
 
 For each checkpoint of RUN it writes greedy predictions for the first --limit rows of the split
 (`warp-cuda-ir predict`), scores them (`warp-cuda-ir evaluate`) and measures the teacher-forced loss on the
@@ -13,7 +14,9 @@ match, compiled and functional rates against steps). Predictions and reports go 
 is removed at the end. A checkpoint OUT.json already holds scores for, measured with the same options, is not
 scored again: run it while a run trains and each call scores only the checkpoints written since the last.
 ``--floor NAME=REPORT`` draws a floor's compiled rate on the same rows (from the ``evaluate`` report of, say,
-``retrieval_rename`` predictions) as a line on the rates' panel.
+``retrieval_rename`` predictions) as a line on the rates' panel. ``--loss-only`` measures the held-out losses
+alone (no predictions, no sandbox): the curve of a run whose checkpoints are scored where evaluate cannot run or
+would take too long, its last checkpoint predicted and evaluated apart.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from builder.cli import main as cli
 from builder.train import checkpoint, heldout
 
 # the options a score depends on: scores measured with other values are measured again
-SCORING = ("data", "config", "split", "limit", "max_new_tokens", "batch_size", "real_data")
+SCORING = ("data", "config", "split", "limit", "max_new_tokens", "batch_size", "real_data", "loss_only")
 
 
 def scoring(args: argparse.Namespace) -> dict:
@@ -48,6 +51,16 @@ def earlier(out: Path, args: argparse.Namespace) -> dict[int, dict]:
 
 
 def score(ckpt: Path, args: argparse.Namespace, tmp: Path) -> dict:
+    step = checkpoint.read_info(ckpt)["step"]
+    out = {"step": step} if args.loss_only else {"step": step, **_evaluated(ckpt, args, tmp)}
+    out["held_out"] = heldout.score(ckpt, args.data, args.config, args.split, args.limit)
+    if args.real_data:  # every real row with the trained target and pass: how far the loss carries to shipped code
+        out["real_held_out"] = heldout.score(ckpt, args.real_data, "real", "test", 0)
+    return out
+
+
+def _evaluated(ckpt: Path, args: argparse.Namespace, tmp: Path) -> dict:
+    """The evaluator's scores of the checkpoint's greedy predictions for the first --limit rows."""
     pred, report = tmp / f"{ckpt.name}.jsonl", tmp / f"{ckpt.name}.json"
     where = ["--data", args.data, "--config", args.config, "--split", args.split]
     decode = ["--limit", str(args.limit), "--max-new-tokens", str(args.max_new_tokens), "--threads", "1"]
@@ -57,13 +70,8 @@ def score(ckpt: Path, args: argparse.Namespace, tmp: Path) -> dict:
     if cli(["evaluate", *where, "--predictions", str(pred), "--out", str(report), "--num-proc", str(args.num_proc)]):
         raise SystemExit(f"evaluate failed for {ckpt}")
     rep = json.loads(report.read_text())
-    step = checkpoint.read_info(ckpt)["step"]
     keys = ("rows", "predictions", "exact_match", "compiled", "functional", "failures")
-    out = {"step": step, **{k: rep[k] for k in keys}}
-    out["held_out"] = heldout.score(ckpt, args.data, args.config, args.split, args.limit)
-    if args.real_data:  # every real row with the trained target and pass: how far the loss carries to shipped code
-        out["real_held_out"] = heldout.score(ckpt, args.real_data, "real", "test", 0)
-    return out
+    return {k: rep[k] for k in keys}
 
 
 def floor_rates(specs: list[str], ids: list[str] | None = None) -> dict[str, float]:
@@ -108,12 +116,14 @@ def plot(log: list[dict], scores: list[dict], out: Path, floors: dict[str, float
     left.legend()
     middle.legend()
     for key in ("exact_match", "compiled", "functional"):
-        right.plot(steps, [s[key] for s in scores], marker="o", label=key)
+        if all(key in s for s in scores):  # --loss-only scores have none
+            right.plot(steps, [s[key] for s in scores], marker="o", label=key)
     for name, rate in (floors or {}).items():  # a model that has learned anything compiles more than these
         right.axhline(rate, linestyle="--", linewidth=1, color="gray")
         right.annotate(f"{name} compiled", (steps[0], rate), xytext=(0, 3), textcoords="offset points", fontsize=8)
     right.set(xlabel="step", ylabel="share of predictions", ylim=(-0.02, 1.02), title="greedy, generated test rows")
-    right.legend()
+    if right.get_legend_handles_labels()[0]:
+        right.legend()
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 
@@ -130,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--num-proc", type=int, default=1, help="evaluate's child processes")
     p.add_argument("--real-data", default="", help="a built `real` folder: add its held-out loss to the curve")
     p.add_argument("--out", default="docs/baseline_curve")
+    p.add_argument("--loss-only", action="store_true", help="held-out losses only: no predictions, no evaluate")
     p.add_argument(
         "--floor",
         action="append",

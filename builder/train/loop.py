@@ -89,7 +89,8 @@ def prepare(opts: TrainOptions, resume: bool, progress: Callable[[str], None]) -
     opt = torch.optim.AdamW(net.parameters(), lr=opts.lr, weight_decay=opts.weight_decay, betas=(0.9, 0.95))
     sched = get_cosine_with_min_lr_schedule_with_warmup(opt, opts.warmup_steps, opts.max_steps, min_lr_rate=0.1)
     scaler = torch.amp.GradScaler(device.type, enabled=_device()[1] == torch.float16)
-    rows = stream.RowStream(opts.data, opts.config, opts.seed, opts.buffer_size, *stream.rank_from_env())
+    rank, world = stream.rank_from_env()
+    rows = stream.RowStream(opts.data, opts.config, opts.seed, opts.buffer_size, rank, world, opts.train_rows)
     step = 0
     if found:
         trainer, stream_state = checkpoint.load_trainer(found[-1])

@@ -64,6 +64,8 @@ class TrainOptions:
     weight_decay: float = _opt(0.01, "AdamW weight decay")
     buffer_size: int = _opt(256, "shuffle buffer of the streamed train split, in rows (0: stream order)")
     tokenizer_rows: int = _opt(0, "train rows the BPE tokenizer is trained on (0: the whole train split)")
+    # a fraction of the data at the same steps shows what more data buys (the same first rows for every seed)
+    train_rows: int = _opt(0, "train on the first N rows of the train split, in stored order (0: every row)")
     save_every: int = _opt(100, "write a checkpoint every N steps (and at the end)")
     keep: int = _opt(2, "checkpoints kept on disk, newest first (0: keep every one)")
     log_every: int = _opt(10, "print and log loss and tokens/s every N steps")
@@ -75,7 +77,8 @@ class TrainOptions:
         if self.config not in TRAINABLE:
             raise ConfigError(f"cannot train on config {self.config!r}; valid: {', '.join(TRAINABLE)}")
         _positive(self, ("max_steps", "batch_size", "max_length", "max_prompt", "save_every", "log_every"))
-        _positive(self, ("seed", "warmup_steps", "buffer_size", "tokenizer_rows", "keep"), allow_zero=True)
+        counts = ("seed", "warmup_steps", "buffer_size", "tokenizer_rows", "train_rows", "keep")
+        _positive(self, counts, allow_zero=True)
         if self.max_prompt >= self.max_length:
             raise ConfigError(f"max_prompt ({self.max_prompt}) must be below max_length ({self.max_length})")
         if not self.max_minutes >= 0:

@@ -43,10 +43,14 @@ def open_split(data: str, config: str, split: str):
 class RowStream:
     """Endless rows of one rank: each pass over the split is an epoch with its own shuffle order."""
 
-    def __init__(self, data: str, config: str, seed: int, buffer_size: int, rank: int = 0, world_size: int = 1):
+    def __init__(
+        self, data: str, config: str, seed: int, buffer_size: int, rank: int = 0, world_size: int = 1, rows: int = 0
+    ):
         from datasets.distributed import split_dataset_by_node
 
         ds = open_split(data, config, "train")
+        if rows:  # before the shuffle: ``take`` keeps the shard order fixed, so every epoch sees the same rows
+            ds = ds.take(rows)
         if buffer_size:
             # one seed on every rank: the shard order is permuted the same way, so ranks stay disjoint
             ds = ds.shuffle(seed=stable_int(seed, "train", "shuffle", bits=32), buffer_size=buffer_size)

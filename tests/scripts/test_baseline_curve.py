@@ -30,6 +30,13 @@ def test_plot_writes_a_png(tmp_path):
     assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_plot_of_loss_only_scores_has_no_rates(tmp_path):
+    log = [{"step": s, "loss": 5.0 / s} for s in (10, 20, 30)]
+    scores = [{"step": s, "held_out": {"nats_per_token": 6.0 / s, "nats_per_byte": 1.5 / s}} for s in (10, 30)]
+    C.plot(log, scores, tmp_path / "curve.png")
+    assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_a_floor_is_its_compiled_rate_on_the_scored_rows(tmp_path):
     results = [{"id": f"cpu/test/0/{i}", "compiled": i % 4 == 0} for i in range(8)]
     (tmp_path / "r.json").write_text(C.json.dumps({"results": results}))
@@ -43,11 +50,13 @@ def test_a_floor_is_its_compiled_rate_on_the_scored_rows(tmp_path):
 def test_scores_of_the_same_options_are_reused_and_others_are_not(tmp_path):
     out = tmp_path / "curve"
     args = C.argparse.Namespace(
-        data="d", config="cpu", split="test", limit=40, max_new_tokens=0, batch_size=20, real_data=""
+        data="d", config="cpu", split="test", limit=40, max_new_tokens=0, batch_size=20, real_data="", loss_only=False
     )
     assert C.earlier(out, args) == {}
     scores = [{"step": 250, "compiled": 0.1}, {"step": 500, "compiled": 0.2}]
     out.with_suffix(".json").write_text(C.json.dumps({"scoring": C.scoring(args), "log": [], "scores": scores}))
     assert C.earlier(out, args) == {250: scores[0], 500: scores[1]}
     args.limit = 100  # scored on other rows: measured again
+    assert C.earlier(out, args) == {}
+    args.limit, args.loss_only = 40, True  # losses alone: the rates of the earlier call are not these scores
     assert C.earlier(out, args) == {}

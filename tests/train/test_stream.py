@@ -81,3 +81,13 @@ def test_bad_rank_environment(monkeypatch, rank, world):
 def test_missing_folder_is_one_config_error(tmp_path):
     with pytest.raises(ConfigError, match="cannot stream"):
         RowStream(str(tmp_path / "nowhere"), "cpu", 0, 0)
+
+
+def test_train_rows_keeps_the_same_first_rows_in_every_epoch(tiny):
+    first = set(_ids(RowStream(str(tiny), "cpu", seed=3, buffer_size=0), 10))
+    part = RowStream(str(tiny), "cpu", seed=3, buffer_size=8, rows=10)
+    three_epochs = _ids(part, 30)
+    assert part.epoch == 2
+    for epoch in range(3):
+        assert set(three_epochs[epoch * 10 : (epoch + 1) * 10]) == first
+    assert three_epochs[:10] != three_epochs[10:20], "each epoch has its own order"

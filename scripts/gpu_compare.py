@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import json
 import sys
+import time
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -22,13 +23,14 @@ from builder.grammar.sample import sample
 CHUNK = 25
 
 
-def _compare(job: tuple[int, int, int]) -> list[dict]:
+def _compare(job: tuple[int, int, int]) -> tuple[list[dict], float]:
     from builder.grammar.policy import CATEGORIES
     from builder.sources.generated.records import emitted_configs
     from builder.warp_backend import codegen, verify
     from builder.warp_backend import gpu as gpu_verify
 
     seed, lo, hi = job
+    start = time.perf_counter()
     passes = ("cuda-forward", "cuda-backward")
     drawn = [sample(seed, "train", i, CATEGORIES) for i in range(lo, hi)]
     per_pass: dict[str, list] = {c: [] for c in passes}
@@ -48,7 +50,7 @@ def _compare(job: tuple[int, int, int]) -> list[dict]:
             if not it.gpu["gpu_match"]:
                 row |= {"error": it.evidence.error, "python_source": d.program.source}
             out.append(row)
-    return out
+    return out, time.perf_counter() - start
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,8 +69,17 @@ def main(argv: list[str] | None = None) -> int:
     if not codegen.cuda_available():
         p.exit(2, "gpu_compare: no CUDA GPU visible to Warp\n")
     jobs = [(args.seed, lo, min(lo + CHUNK, args.programs)) for lo in range(0, args.programs, CHUNK)]
+    start = time.perf_counter()
     with get_context("spawn").Pool(args.num_proc) as pool:
-        rows = [r for part in pool.imap(_compare, jobs) for r in part]
+        parts = list(pool.imap(_compare, jobs))
+    wall = time.perf_counter() - start
+    rows = [r for part, _ in parts for r in part]
+    # a worker's seconds per program: emit, both devices' builds and runs, both passes (Warp's compile included)
+    timing = {
+        "wall_seconds": round(wall, 1),
+        "num_proc": args.num_proc,
+        "process_seconds_per_program": round(sum(t for _, t in parts) / args.programs, 3),
+    }
     by: dict[str, dict] = collections.defaultdict(lambda: {"rows": 0, "match": 0, "max_abs": 0.0, "max_rel": 0.0})
     for r in rows:
         for key in (f"all/{r['pass']}", f"{r['category']}/{r['pass']}"):
@@ -78,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
             a["max_abs"] = max(a["max_abs"], r["max_abs_err"] or 0.0)
             a["max_rel"] = max(a["max_rel"], r["max_rel_err"] or 0.0)
     facts = {k: rows[0][k] for k in ("gpu_name", "gpu_compute_capability", "gpu_driver")} if rows else {}
-    (args.out / "compare.json").write_text(json.dumps({"device": facts, "by": dict(sorted(by.items()))}, indent=1))
+    record = {"device": facts, "timing": timing, "by": dict(sorted(by.items()))}
+    (args.out / "compare.json").write_text(json.dumps(record, indent=1))
     with open(args.out / "mismatches.jsonl", "w") as fh:
         for r in rows:
             if not r["gpu_match"]:

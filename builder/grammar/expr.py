@@ -50,7 +50,11 @@ class Gen:
         return expr_linalg.linalg_expr(self, t, depth, vary)
 
     def call(self, t: WType, depth: int, vary: bool) -> E:
-        return helpers.call(self, t, depth, vary)
+        e = helpers.call(self, t, depth, vary)
+        k = self.k
+        if not k.helper and k.unrolled <= 8 and self.rng.random() < self.p.odds.call_bound:
+            return k.bind(N.stem_for(self.rng, t), e)  # x = helper(...), as kernels call their functions
+        return e
 
     def cond(self, depth: int = 1) -> E:
         return expr_scalar.cond_expr(self, depth)

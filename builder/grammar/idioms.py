@@ -8,10 +8,11 @@ is the idiom.
 
 from __future__ import annotations
 
+from builder.grammar import names as N
 from builder.grammar import wtypes as T
 from builder.grammar.expr import Gen
 from builder.grammar.scope import ArrayArg, Local
-from builder.grammar.wtypes import ADD, MUL, E, WType, fmt_float, lit, mag
+from builder.grammar.wtypes import ADD, ATOM, MUL, E, WType, fmt_float, lit, mag
 
 VEC3 = T.VEC[3]
 
@@ -85,6 +86,13 @@ def write(g: Gen, t: WType, e: E, index: str = "", stem: str = "") -> None:
     if t == T.F32 and rng.random() < g.p.half:
         a = k.array(T.F16, "out")
         k.emit(f"{a.name}[{idx}] = wp.float16({e.code})")
+        return
+    if t.kind == "vec" and k.ndim == 1 and not index and rng.random() < g.p.odds.store_components:
+        # a vector written into a float array of n columns, one component at a time
+        v = e if e.prec == ATOM and "(" not in e.code and "[" not in e.code else k.bind(N.stem_for(rng, t), e)
+        a = k.array(T.F32, "out", stem=stem, ndim=2, shape=(k.shape[0], t.n))
+        for c in range(t.n):
+            k.emit(f"{a.name}[{idx}, {c}] = {v.code}[{c}]")
         return
     a = k.array(t, "out", stem=stem)
     k.emit(f"{a.name}[{idx}] = {e.code}")

@@ -7,9 +7,13 @@ skips a function's leading string constant, and comments and blank lines are not
 the same but for the source-line numbers in its comments. The normalized form (``normalize``) drops docstrings
 and a trailing comma before a closing bracket, so a program's split does not depend on how it is laid out.
 
+Since generator 4.2.0 a spaced-out kernel also has blank lines between some statements of its body, and a
+statement ending in a long call may have the call's arguments on their own lines, as ruff and black write it
+(a line break inside brackets is no token either).
+
 Every choice is drawn from the program's own random stream after its statements (``KernelCtx.program``), with
 the probabilities in ``Odds`` (``signature_one_line``, ``docstring``, ``docstring_sources``, ``block_comments``,
-``block_comment_each``, ``blank_lines``).
+``block_comment_each``, ``blank_lines``, ``body_blank_lines``, ``wrap_calls``).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import re
 from builder.grammar.odds import Odds
 
 ONE_LINE_WIDTH = 100  # a signature longer than this is written a parameter per line, as formatters do
+WRAP_WIDTH = 72  # a body statement ending in a call longer than this may be wrapped (real lines run longer)
 
 # phrases a comment over a block may say, by block: what real kernels write there
 _COMMENTS = {
@@ -73,8 +78,54 @@ def blocks(parts: list[tuple[str, list[str]]], rng: random.Random, odds: Odds) -
             indent = lines[0][: len(lines[0]) - len(first)]
             stores = kind == "body" and _STORE.match(first) is not None
             out.append(indent + rng.choice(_COMMENTS["store" if stores else kind]))
+        if kind == "body" and blank:
+            lines = _spaced(lines, rng, odds.body_blank_lines)
+        if kind != "start" and rng.random() < odds.wrap_calls:
+            lines = [w for line in lines for w in _wrapped(line)]
         out += lines
     return out
+
+
+def _spaced(lines: list[str], rng: random.Random, chance: float) -> list[str]:
+    """The body with a blank line before some of its top-level statements (not before an ``else`` or after a
+    line opening a block)."""
+    out: list[str] = []
+    for line in lines:
+        top = line.startswith("    ") and not line[4].isspace() and not line.lstrip().startswith(("else", "elif"))
+        if out and top and out[-1] and not out[-1].endswith(":") and rng.random() < chance:
+            out.append("")
+        out.append(line)
+    return out
+
+
+def _wrapped(line: str) -> list[str]:
+    """A statement ending in a call of two or more arguments, longer than ``WRAP_WIDTH``, with the call's arguments
+    on their own lines: all on one when they fit, else one per line with a trailing comma (as ruff and black
+    write it); any other line as it is."""
+    if len(line) <= WRAP_WIDTH or not line.endswith(")") or line.rstrip().endswith(":") or line.lstrip()[:1] == "#":
+        return [line]
+    depth, start, commas = 0, -1, []
+    for n in range(len(line) - 1, -1, -1):  # the ``(`` matching the last ``)``, and its top-level commas
+        c = line[n]
+        if c in ")]":
+            depth += 1
+        elif c in "([":
+            depth -= 1
+            if depth == 0:
+                start = n
+                break
+        elif c == "," and depth == 1:
+            commas.append(n)
+    if start <= 0 or not commas or not (line[start - 1].isalnum() or line[start - 1] == "_"):
+        return [line]
+    indent = line[: len(line) - len(line.lstrip())]
+    cuts = [start, *reversed(commas), len(line) - 1]
+    args = [line[a + 1 : b].strip() for a, b in zip(cuts, cuts[1:])]
+    inner = indent + "    "
+    hugged = inner + ", ".join(args)
+    if len(hugged) <= WRAP_WIDTH:
+        return [line[: start + 1], hugged, indent + ")"]
+    return [line[: start + 1], *(f"{inner}{a}," for a in args), indent + ")"]
 
 
 def _join(names: list[str]) -> str:

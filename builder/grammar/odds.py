@@ -45,6 +45,7 @@ class Odds:
     float_from_matrix: float = 0.3  # a float read off a matrix rather than a vector
     # helper calls (helpers.py)
     call_existing: float = 0.5  # a call goes to an existing helper that fits rather than a new one
+    call_bound: float = 0.7  # a helper's result in a kernel is bound to a local, x = helper(...) (4.2.0; was 0)
     # loops and branches (flow.py)
     loop_static_range: float = 0.6  # a constant trip count written range(wp.static(n))
     zero_plain: float = 0.8  # a dynamic float accumulator starts as float(0.0) rather than wp.float32(0.0)
@@ -62,8 +63,12 @@ class Odds:
     block_comments: float = 0.45  # its blocks (loads, body) may carry a comment line
     block_comment_each: float = 0.6  # ... and each of them does
     blank_lines: float = 0.3  # a blank line between its blocks (always before a comment that follows a block)
+    # generator 4.2.0: blank lines between the body's statements, and long calls written an argument per line
+    body_blank_lines: float = 0.3  # with blank_lines, a blank line before each top-level statement of the body
+    wrap_calls: float = 0.7  # a block's statements ending in a call past layout.WRAP_WIDTH wrapped as ruff would
     param_in_array: float = 0.12  # a uniform float or int passed as a one-element array and read at [0]
     # kernel bodies: guards, writes, particles, stencils (idioms.py)
+    store_components: float = 0.4  # a vector output of a 1-D launch stored per component, out[i, 0] = v[0] (4.2.0)
     mask_compared: float = 0.7  # a mask tested with `== 0` rather than `not`
     combine_scaled: float = 0.5  # an idiom's result combined by scaling rather than by an offset
     in_place_spelled_out: float = 0.5  # an in-place update written `a[i] = x + e` rather than `a[i] += e`
@@ -112,7 +117,7 @@ class Odds:
     map_builtin: float = 0.35  # wp.tile_map applies a builtin rather than a generated helper
     reduce_sum: float = 0.4  # a whole-tile reduction is wp.tile_sum
     reduce_op: float = 0.35  # ... or wp.tile_reduce with a builtin operator
-    reduce_extreme: float = 0.1  # ... or wp.tile_max / wp.tile_min (the rest: wp.tile_dot, a squared norm)
+    reduce_extreme: float = 0.1  # ... or wp.tile_max / wp.tile_min (the rest: a squared norm, the sum of the squares)
     rows_ramp: float = 0.45  # a row tile combined with a ramp or an offset built in place
     ramp_param_level: float = 0.4  # that offset is a uniform level given by the caller
     rows_pair: float = 0.5  # a row tile combined with a second loaded tile

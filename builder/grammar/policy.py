@@ -62,7 +62,7 @@ class Policy:
     w_convert: float = 0.3
     w_reduce: float = 1.5
     w_random: float = 0.0
-    w_call: float = 0.25
+    w_call: float = 0.8  # a helper call among composite expressions (0.25 before generator 4.2.0)
     w_loop: float = 0.0
     w_branch: float = 0.0
     w_bits: float = 0.0

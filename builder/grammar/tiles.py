@@ -155,7 +155,7 @@ def _blocks(g: Gen) -> None:
 
 
 def _reduction(g: Gen, t: str) -> str:
-    """A whole-tile reduction to one element: a sum, a builtin operator, or a squared norm."""
+    """A whole-tile reduction to one element: a sum, a builtin operator, an extreme, or a squared norm."""
     r, odds = g.rng.random(), g.p.odds
     if r < odds.reduce_sum:
         return f"wp.tile_sum({t})"
@@ -163,7 +163,10 @@ def _reduction(g: Gen, t: str) -> str:
         return f"wp.tile_reduce({g.rng.choice(('wp.add', 'wp.max', 'wp.min'))}, {t})"
     if r < odds.reduce_sum + odds.reduce_op + odds.reduce_extreme:
         return f"wp.tile_{g.rng.choice(('max', 'min'))}({t})"
-    return f"wp.tile_dot({t}, {t})"
+    # not wp.tile_dot(t, t): on an H100, Warp 1.19's CUDA adjoint of tile_dot added every lane's adjoint of the
+    # extracted result, so a block of 32 lanes each storing it got 32 times the gradient (64 t, where the CPU
+    # and the derivative give 2 t); the element-wise square and the sum differentiate alike on both devices
+    return f"wp.tile_sum(wp.tile_map(wp.mul, {t}, {t}))"
 
 
 def _centered(g: Gen, t: str, tile: str, shape: tuple[int, int]) -> None:

@@ -275,3 +275,22 @@ def test_an_evidence_cache_without_a_folder_removes_its_own():
     del cache
     gc.collect()
     assert not os.path.exists(root)
+
+
+def test_a_launch_bounded_kernel_is_batched_under_its_own_name():
+    # Warp writes `extern "C" __launch_bounds__(256) __global__ void k_cuda_kernel_forward(` for some kernels (2-D
+    # launches among them); read as the name `__launch_bounds__`, every such unit clashed with every other and was
+    # compiled alone
+    found = []
+    for index in range(60):
+        program = sample(5, "train", index, CATEGORIES).program
+        tu = codegen.emit(f"index={index}", program.source, f"lb_{index}", ("cuda-forward",))["cuda-forward"].tu
+        if "__launch_bounds__(" in tu:
+            found.append(verify.Item(f"index={index}", program, tu, 0))
+        if len(found) == 2:
+            break
+    assert len(found) == 2
+    for it in found:
+        assert f"{it.program.kernel_name}_cuda_kernel_forward" in verify.cuda_symbols(it)
+        assert "__launch_bounds__" not in verify.cuda_symbols(it)
+    assert [len(b) for b in compile_units.name_disjoint_batches(found, 16, verify.cuda_symbols)] == [2]

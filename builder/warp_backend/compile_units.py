@@ -35,9 +35,12 @@ def name_disjoint_batches(items: list[U], size: int, names: Callable[[U], set[st
 
 
 # a top-level definition: a function (its declarator's name before the parenthesis; an extern "C" kernel or
-# CPU entry point included, as two programs may give their kernels the same name), a struct, a constant
+# CPU entry point included, as two programs may give their kernels the same name, and a CUDA kernel's
+# ``__launch_bounds__(n)`` skipped, else every CUDA kernel "defined" that one name and none shared a batch),
+# a struct, a constant
 _DEFINED = re.compile(
-    r'^(?:extern "C" )?(?:[\w:<>,*&][\w:<>,*& ]*?\s)?[*&]?(\w+)\s*\(|^struct (\w+)|^(?:static )?__constant__ \w+ (\w+)',
+    r'^(?:extern "C" )?(?:__launch_bounds__\([^)]*\) )?(?:[\w:<>,*&][\w:<>,*& ]*?\s)?[*&]?(\w+)\s*\('
+    r"|^struct (\w+)|^(?:static )?__constant__ \w+ (\w+)",
     re.M,
 )
 

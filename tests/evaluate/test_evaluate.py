@@ -202,10 +202,10 @@ def _memorised(row: dict, values) -> str:
     return row["ir"].replace(store[0], cheat)
 
 
-def _test_rows(tmp_path_factory, categories: str, n: int) -> Path:
+def _test_rows(tmp_path_factory, categories: str, n: int, seed: int = 0) -> Path:
     """A cpu folder of ``n`` test rows of ``categories`` (and no train or validation rows)."""
     out = tmp_path_factory.mktemp(categories.replace(",", "_")) / "ds"
-    argv = ["build", "--configs", "cpu", "--categories", categories, "--num-train", "0"]
+    argv = ["build", "--configs", "cpu", "--categories", categories, "--num-train", "0", "--seed", str(seed)]
     argv += ["--num-validation", "0", "--num-test", str(n), "--out", str(out)]
     assert main(argv) == 0
     return out
@@ -249,7 +249,10 @@ def test_outputs_memorised_for_the_rows_inputs_pass_one_trial_and_fail_several(s
 @pytest.fixture(scope="module")
 def branchy(tmp_path_factory):
     """Test rows with branches, loops and comparisons to mutate (control_flow and stencil programs)."""
-    return _test_rows(tmp_path_factory, "control_flow,stencil", 4)
+    # Some mutants are equivalent programs no scoring can reject: operands swapped in a commutative operation, or a
+    # branch inverted whose skipped statement yields what the zero-initialised temporary already holds
+    # (`w = f0` then `if c: w -= f0`, seed 0 at generator 4.2.0). Seed 2's rows have none (checked at 4.2.0).
+    return _test_rows(tmp_path_factory, "control_flow,stencil", 4, seed=2)
 
 
 def test_wrong_but_plausible_mutants_fail_functionally(branchy, tmp_path):

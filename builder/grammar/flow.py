@@ -54,7 +54,11 @@ def loop_sum(g: Producer, t: WType, depth: int, vary: bool) -> E:
     k.frames.push()
     k.loop_depth += 1
     k.unrolled *= trips
-    if kind == "weights":
+    if kind == "weights" and rng.random() < g.p.odds.loop_guarded:  # an if nested in the loop: some terms only
+        k.emit(f"if {coeffs.name}[{j}] {rng.choice(('>', '>=', '<', '<='))} 0.0:")
+        k.emit(f"    {acc} += {coeffs.name}[{j}] * {x.at(MUL)}")
+        iv = T.sym(trips * mag(x.iv))
+    elif kind == "weights":
         k.emit(f"{acc} += {coeffs.name}[{j}] * {x.at(MUL)}")
         iv = T.sym(trips * mag(x.iv))
     elif kind == "horner":

@@ -210,7 +210,14 @@ def pairwise(g: Gen) -> None:
     k.emit(f"    {d} = {xi.code} - {pos.name}[{j}]")
     sq = f"wp.dot({d}, {d})" if rng.random() < g.p.odds.pairwise_dot else f"wp.length_sq({d})"
     k.emit(f"    {r2} = {sq}")
-    k.emit(f"    if {r2} < {h.code} * {h.code}:")
+    near = f"{r2} < {h.code} * {h.code}"
+    if rng.random() < g.p.odds.pairwise_skip_self:  # the particle itself left out, as real all-pairs loops do
+        if rng.random() < g.p.odds.skip_self_continue:
+            k.emit(f"    if {j} == {k.own}:")
+            k.emit("        continue")
+        else:
+            near = f"{j} != {k.own} and {near}"
+    k.emit(f"    if {near}:")
     if density:
         mass = rng.choice((None, "arr", "param"))
         m = ""

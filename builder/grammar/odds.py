@@ -48,6 +48,7 @@ class Odds:
     call_bound: float = 0.7  # a helper's result in a kernel is bound to a local, x = helper(...) (4.2.0; was 0)
     # loops and branches (flow.py)
     loop_static_range: float = 0.6  # a constant trip count written range(wp.static(n))
+    loop_guarded: float = 0.4  # a weighted loop sum adds only the terms whose weight passes a test (4.2.0)
     zero_plain: float = 0.8  # a dynamic float accumulator starts as float(0.0) rather than wp.float32(0.0)
     loop_trips_param: float = 0.3  # a dynamic loop's trip count is an argument (after Policy.static_loops)
     branch_compound_assign: float = 0.5  # a branch updates a local with += / -= / *=
@@ -66,6 +67,7 @@ class Odds:
     # generator 4.2.0: blank lines between the body's statements, and long calls written an argument per line
     body_blank_lines: float = 0.3  # with blank_lines, a blank line before each top-level statement of the body
     wrap_calls: float = 0.7  # a block's statements ending in a call past layout.WRAP_WIDTH wrapped as ruff would
+    loads_paired: float = 0.3  # two loads in a row written as one tuple assignment, p, v = x[i], y[i] (4.2.0)
     param_in_array: float = 0.12  # a uniform float or int passed as a one-element array and read at [0]
     # kernel bodies: guards, writes, particles, stencils (idioms.py)
     store_components: float = 0.4  # a vector output of a 1-D launch stored per component, out[i, 0] = v[0] (4.2.0)
@@ -96,6 +98,8 @@ class Odds:
     scatter_weighted: float = 0.4  # a scattered entry scaled by another per-entry value
     pairwise_density: float = 0.5  # a pairwise kernel sums a density rather than a force
     pairwise_dot: float = 0.5  # a squared distance spelled wp.dot(d, d) rather than wp.length_sq(d)
+    pairwise_skip_self: float = 0.6  # a pairwise loop skips the thread's own particle (4.2.0)
+    skip_self_continue: float = 0.5  # ... with `if j == i: continue` rather than `j != i and` in its cutoff test
     pairwise_scaled: float = 0.5  # a pairwise sum scaled by a uniform value
     sparse_combine: float = 0.5  # a sparse row's result combined with another value (idioms.combine)
     pairwise_combine: float = 0.5  # a pairwise sum combined with another value

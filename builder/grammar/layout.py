@@ -13,7 +13,7 @@ statement ending in a long call may have the call's arguments on their own lines
 
 Every choice is drawn from the program's own random stream after its statements (``KernelCtx.program``), with
 the probabilities in ``Odds`` (``signature_one_line``, ``docstring``, ``docstring_sources``, ``block_comments``,
-``block_comment_each``, ``blank_lines``, ``body_blank_lines``, ``wrap_calls``, ``loads_paired``).
+``block_comment_each``, ``blank_lines``, ``body_blank_lines``, ``wrap_calls``).
 """
 
 from __future__ import annotations
@@ -78,32 +78,11 @@ def blocks(parts: list[tuple[str, list[str]]], rng: random.Random, odds: Odds) -
             indent = lines[0][: len(lines[0]) - len(first)]
             stores = kind == "body" and _STORE.match(first) is not None
             out.append(indent + rng.choice(_COMMENTS["store" if stores else kind]))
-        if kind == "loads" and len(lines) > 1:
-            lines = _paired(lines, rng, odds.loads_paired)
         if kind == "body" and blank:
             lines = _spaced(lines, rng, odds.body_blank_lines)
         if kind != "start" and rng.random() < odds.wrap_calls:
             lines = [w for line in lines for w in _wrapped(line)]
         out += lines
-    return out
-
-
-_LOAD = re.compile(r"(    )(\w+) = (\w+\[[^\]]*\])$")
-
-
-def _paired(lines: list[str], rng: random.Random, chance: float) -> list[str]:
-    """The loads with some two in a row written as one tuple assignment, ``p, v = x[i], y[i]`` (the second not
-    indexed by the first)."""
-    out: list[str] = []
-    n = 0
-    while n < len(lines):
-        a, b = _LOAD.match(lines[n]), _LOAD.match(lines[n + 1]) if n + 1 < len(lines) else None
-        if a and b and not re.search(rf"\b{a[2]}\b", b[3]) and rng.random() < chance:
-            out.append(f"{a[1]}{a[2]}, {b[2]} = {a[3]}, {b[3]}")
-            n += 2
-            continue
-        out.append(lines[n])
-        n += 1
     return out
 
 

@@ -67,7 +67,6 @@ class Odds:
     # generator 4.2.0: blank lines between the body's statements, and long calls written an argument per line
     body_blank_lines: float = 0.3  # with blank_lines, a blank line before each top-level statement of the body
     wrap_calls: float = 0.7  # a block's statements ending in a call past layout.WRAP_WIDTH wrapped as ruff would
-    loads_paired: float = 0.3  # two loads in a row written as one tuple assignment, p, v = x[i], y[i] (4.2.0)
     param_in_array: float = 0.12  # a uniform float or int passed as a one-element array and read at [0]
     # kernel bodies: guards, writes, particles, stencils (idioms.py)
     store_components: float = 0.4  # a vector output of a 1-D launch stored per component, out[i, 0] = v[0] (4.2.0)

@@ -105,3 +105,14 @@ def test_tile_matmul_on_cuda_calls_cublasdx_when_the_module_leaves_libmathdx_on(
         pytest.skip("this Warp build has no libmathdx")
     e = codegen.emit("unit", GEMM.replace('wp.set_module_options({"enable_mathdx_gemm": False})\n', ""), "t_gemm")
     assert "dot_8_8_4_90_" in e["cuda-forward"].ir and "dot_" not in e["cpu"].ir
+
+
+def test_warp_accepts_the_first_thousand_programs_of_the_default_seed():
+    # Warp's own parser is the judge of what the grammar writes: a statement it rejects stops a build (a tuple
+    # assignment `h, w = a[i], b[i]` then `wp.tile(h)` did, at the default seed's train row 61, in a draft of 4.2.0)
+    from builder.grammar.policy import CATEGORIES
+    from builder.grammar.sample import sample
+
+    for index in range(1000):
+        program = sample(0, "train", index, CATEGORIES).program
+        codegen.emit(f"index={index}", program.source, f"accept_{index}", ("cpu",), block_dim=program.block_dim)

@@ -61,10 +61,8 @@ def score(ckpt: str | Path, data: str, config: str, split: str, limit: int = 0, 
     overall summary, with ``by_source`` holding one summary per ``source_of`` group."""
     folder = checkpoint.latest(Path(ckpt))
     opts = checkpoint.read_info(folder)["options"]
-    tok, net = tokenizer.load(folder / "tokenizer.json"), model.load(folder)
-    net.eval()
-    if predict._cuda():  # full precision there too; on the CPU a checkpoint's curve took 5 minutes on 16 cores
-        net.to("cuda")
+    # on the GPU where one is visible: on a 16-core GPU machine's CPU a checkpoint's curve took 5 minutes
+    tok, net = tokenizer.load(folder / "tokenizer.json"), model.for_inference(folder)
     rows = predict.rows_to_predict(data, config, split, opts["config"], predict.DecodeOptions(limit=limit))
     tallies: dict[str, Tally] = defaultdict(Tally)
     examples, owners = [], []

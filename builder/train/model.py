@@ -42,5 +42,15 @@ def load(folder):
     return LlamaForCausalLM.from_pretrained(str(folder))
 
 
+def for_inference(folder):
+    """A checkpoint's model in eval mode, on the GPU when one is visible (full precision), for decoding and
+    scoring alike."""
+    import torch
+
+    net = load(folder)
+    net.eval()
+    return net.to("cuda") if torch.cuda.is_available() else net
+
+
 def parameters(model) -> int:
     return sum(p.numel() for p in model.parameters())

@@ -108,10 +108,7 @@ def write(
     """Write the predictions file atomically; returns the number of lines."""
     folder = checkpoint.latest(Path(ckpt))
     info = checkpoint.read_info(folder)
-    tok, net = tokenizer.load(folder / "tokenizer.json"), model.load(folder)
-    net.eval()
-    if _cuda():
-        net.to("cuda")
+    tok, net = tokenizer.load(folder / "tokenizer.json"), model.for_inference(folder)
     rows = rows_to_predict(data, config, split, info["options"]["config"], opts)
     cap = new_tokens(tok, rows, opts)
     progress(f"{folder}: predicting {len(rows)} {config}/{split} rows x {opts.samples} sample(s), at most {cap} tokens")
@@ -128,9 +125,3 @@ def write(
     finally:
         tmp.unlink(missing_ok=True)
     return len(rows) * opts.samples
-
-
-def _cuda() -> bool:
-    import torch
-
-    return torch.cuda.is_available()

@@ -34,7 +34,14 @@ _DESCRIPTIONS = {
         "Warp kernel -> a complete C++ program and a complete CUDA program around Warp's emitted units, with a"
         " Makefile and the kernel's inputs; built with g++ (and run: outputs equal Warp's) and with nvcc."
     ),
-    "real": "Evaluation set: the kernels shipped with warp-lang (examples, library, tests), every target and pass.",
+    "real": (
+        "Evaluation set: the kernels shipped with warp-lang (examples, library, tests), newton, mujoco-warp,"
+        " nvalchemi-toolkit-ops and warp-nn, every target and pass."
+    ),
+    "real-train": (
+        "Training set of written code: the kernels shipped by other packages built on Warp (gswarp, warpsphcore,"
+        " skrl, warp-jsb), every target and pass; none of them is a real package."
+    ),
 }
 
 
@@ -61,7 +68,7 @@ def shard_rows(opts: BuildOptions, shard) -> Iterator[dict]:
     """One shard's rows, as ``builder.dataset.shards`` writes them for the CLI build."""
     source, summary = source_named(shard.source), {}
     yield from source.rows(opts, shard, summary)
-    source.report([summary])
+    source.report([summary], opts.config)
 
 
 class WarpCudaIR(datasets.GeneratorBasedBuilder):

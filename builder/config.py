@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 from builder.errors import ConfigError
 from builder.grammar.policy import CATEGORIES
-from builder.schema import CONFIGS, GENERATED_CONFIGS
+from builder.schema import CONFIGS, GENERATED_CONFIGS, SHIPPED_SPLITS
 from builder.shipped.packages import SOURCES as REAL_SOURCES
+from builder.shipped.packages import for_config
 from builder.shipped.packages import select as select_real_sources
 
 VERIFY_LEVELS = ("none", "compile", "execute")
@@ -47,8 +48,8 @@ class BuildOptions:
     # the real config (shipped kernels): its one test split is sharded by module, never sized by num_*
     real_sources: tuple[str, ...] = _opt(
         tuple(REAL_SOURCES),
-        "real config: comma-separated packages (warp-lang, newton, ...) or parts of them (examples, library, tests: "
-        "warp-lang's; newton/tests, ...) to collect kernels from",
+        "real and real-train configs: comma-separated packages (warp-lang, newton, ...; real-train: gswarp, skrl, "
+        "...) or parts of them (examples, library, tests: warp-lang's; newton/tests, ...) to collect kernels from",
     )
     real_modules: int = _opt(
         0,
@@ -90,8 +91,15 @@ class BuildOptions:
         if len(set(self.real_sources)) != len(self.real_sources):
             raise ConfigError(f"real_sources repeat: {list(self.real_sources)}")
         select_real_sources(self.real_sources)  # ConfigError naming what is unknown
+        if self.config in SHIPPED_SPLITS:
+            for_config(self.config, self.real_sources)  # ConfigError when it names none of this config's packages
         if not _is_int(self.real_modules) or self.real_modules < 0:
             raise ConfigError(f"real_modules must be a non-negative integer (0: all), got {self.real_modules!r}")
+
+    @property
+    def shipped_sources(self) -> tuple[str, ...]:
+        """The source keys this shipped config collects: ``real_sources`` less the other shipped config's."""
+        return for_config(self.config, self.real_sources)
 
     def size(self, split: str) -> int:
         return getattr(self, f"num_{split}")

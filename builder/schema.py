@@ -12,11 +12,14 @@ import datasets
 from builder.errors import ConfigError
 from builder.rng import SPLITS  # noqa: F401 - the split names, defined with the coordinates they are part of
 
-CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "real", "standalone")
+CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "real", "real-train", "standalone")
 # configs whose rows hold an ``ir`` (what a model writes, what ``evaluate`` scores): all but standalone
-IR_CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "real")
-# configs whose rows are drawn programs (every config but real); standalone is built only when asked for
+IR_CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "real", "real-train")
+# configs whose rows are drawn programs (every config but the shipped ones); standalone is built only when asked for
 GENERATED_CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "standalone")
+# configs of kernels packages ship, and their one split: real scores models (its packages are evaluation only),
+# real-train teaches them (kernels of other packages built on Warp; builder.shipped.packages says which)
+SHIPPED_SPLITS = {"real": "test", "real-train": "train"}
 # (target, pass, symbol suffix of the IR function, TU the IR is taken from) per generated config
 TARGETS = {
     "cuda-forward": ("cuda", "forward", "_cuda_kernel_forward"),
@@ -28,7 +31,7 @@ _S, _B, _I64, _I32, _F64, _BIN = (datasets.Value(t) for t in ("string", "bool", 
 
 FIELDS: dict[str, tuple[object, str]] = {
     "id": (_S, "Stable row id: CONFIG/SPLIT/SEED/INDEX."),
-    "config": (_S, "Config name (cuda-forward, cuda-backward, cpu, gpu-verified, real)."),
+    "config": (_S, "Config name (cuda-forward, cuda-backward, cpu, gpu-verified, real, real-train)."),
     "seed": (_I64, "Build seed; with split and index it regenerates the row exactly."),
     "split": (_S, "train, validation or test."),
     "index": (_I64, "Row index within its split."),
@@ -36,7 +39,7 @@ FIELDS: dict[str, tuple[object, str]] = {
     "category": (
         _S,
         "Generation policy (arithmetic, math, vector, ... combined); "
-        "real: examples, library or tests (what the code is for in its package).",
+        "real, real-train: examples, library or tests (what the code is for in its package).",
     ),
     "kernel_name": (_S, "Name of the @wp.kernel function; emitted C++ names are derived from it."),
     "python_source": (_S, "Self-contained Python: import, @wp.struct/@wp.func helpers and the @wp.kernel."),
@@ -140,18 +143,18 @@ FIELDS: dict[str, tuple[object, str]] = {
     "gpu_name": (_S, "gpu-verified only: CUDA device name."),
     "gpu_compute_capability": (_S, "gpu-verified only: e.g. 9.0."),
     "gpu_driver": (_S, "gpu-verified only: CUDA driver version."),
-    "source_path": (_S, "real only: file and line of the kernel inside its package, e.g. newton/_src/sim/ik.py:42."),
-    "package": (_S, "real only: the package (its PyPI distribution name) the kernel ships in, e.g. warp-lang, newton."),
-    "package_version": (_S, "real only: the package's exact version the row was collected from."),
+    "source_path": (_S, "real, real-train: file and line of the kernel in its package, e.g. newton/_src/sim/ik.py:42."),
+    "package": (_S, "real, real-train: the package (its PyPI distribution name) the kernel ships in, e.g. newton."),
+    "package_version": (_S, "real, real-train: the package's exact version the row was collected from."),
     "license": (
         _S,
-        "real only: SPDX id of the licence the kernel's source is under (its file's header, else its package's).",
+        "real, real-train: SPDX id of the licence of the kernel's source (its file's header, else its package's).",
     ),
     "copyright": (
         _S,
-        "real only: the copyright notice of the kernel's file (else its package's); keep it with the row.",
+        "real, real-train: the copyright notice of the kernel's file (else its package's); keep it with the row.",
     ),
-    "qualified_name": (_S, "real only: module and Python qualified name of the kernel's function."),
+    "qualified_name": (_S, "real, real-train: module and Python qualified name of the kernel's function."),
 }
 
 FIELD_DOCS = {k: doc for k, (_, doc) in FIELDS.items()}
@@ -194,7 +197,7 @@ def columns(config: str) -> tuple[str, ...]:
     if config == "standalone":
         return tuple(k for k in FIELDS if k in STANDALONE_COLUMNS)
     drop = set(STANDALONE_ONLY)
-    if config == "real":
+    if config in SHIPPED_SPLITS:
         drop |= set(GENERATED_ONLY + EXEC_FIELDS + GPU_FIELDS)
     else:
         drop |= set(REAL_ONLY) | (set() if config == "gpu-verified" else set(GPU_FIELDS))
@@ -205,7 +208,7 @@ def columns(config: str) -> tuple[str, ...]:
 
 def drawn_from_seed(config: str) -> bool:
     """Whether ``config``'s rows are programs drawn from ``(seed, split, index)``, which regenerate with their
-    inputs; the shipped kernels' rows (real) carry no seed: their inputs are built from argument types."""
+    inputs; the shipped kernels' rows (real, real-train) carry no seed: their inputs are built from argument types."""
     return "seed" in columns(config)
 
 

@@ -1,5 +1,5 @@
-"""The dataset card's section on the ``real`` config, computed from its Parquet shards: counts by package and
-part, and the attribution every package's licence asks for."""
+"""The dataset card's sections on the shipped configs (``real``, ``real-train``), computed from their Parquet
+shards: counts by package and part, and the attribution every package's licence asks for."""
 
 from __future__ import annotations
 
@@ -25,6 +25,14 @@ has a row per declared overload), and compiled (NVRTC `sm_90` / Warp's CPU compi
 (their inputs are unknown), so the execution columns are absent; `source_path` names the file and line in its
 package. Its one split is `test`."""
 
+INTRO_TRAIN = """The `real-train` config is written Warp code to train on: the kernels of other packages built on Warp
+(none of them a package `real` scores on; `builder/shipped/packages.py` says which package is for which),
+collected, emitted and compiled exactly as `real`'s are, with the same columns. A model trained on the generated
+configs can mix these rows in (`warp-cuda-ir train --mix-config real-train --mix-share P` takes the rows of its
+target and pass); `validate` checks that none is a duplicate or near duplicate of a `real` kernel. Its one split
+is `train`."""
+_INTROS = {"real": INTRO, "real-train": INTRO_TRAIN}
+
 
 def _read(file: Path) -> list[dict]:
     names = set(pq.read_schema(file).names)
@@ -37,8 +45,8 @@ def _read(file: Path) -> list[dict]:
     return table
 
 
-def section(files: list[Path]) -> str:
-    """Markdown for the real config (counts by package and part, by target/pass; attribution), or "" when the
+def section(files: list[Path], config: str = "real") -> str:
+    """Markdown for a shipped config (counts by package and part, by target/pass; attribution), or "" when the
     folder has none."""
     if not files:
         return ""
@@ -60,8 +68,8 @@ def section(files: list[Path]) -> str:
     compiled = sum(1 for r in rows if r["compiled"])
     versions = ", ".join(sorted({r["warp_version"] for r in rows})) or "unknown"
     return (
-        "## The `real` config\n\n"
-        + INTRO
+        f"## The `{config}` config\n\n"
+        + _INTROS[config]
         + "\n\n"
         + "\n".join(table)
         + f"\n\n{compiled} of {len(rows)} rows carry compile evidence, emitted by warp-lang {versions}.\n\n"
@@ -74,8 +82,8 @@ def attribution(rows: list[dict]) -> str:
     lines = [
         "### Attribution and licences",
         "",
-        "The Python source of every `real` row is the work of its package's authors, and the emitted code is "
-        "derived from it. Each row carries its `package`, `package_version`, `license` (SPDX id: its file's "
+        "The Python source of every row of a shipped config is the work of its package's authors, and the emitted "
+        "code is derived from it. Each row carries its `package`, `package_version`, `license` (SPDX id: its file's "
         "header, else its package's) and `copyright`; use a row under that licence, keeping its copyright notice "
         "and, for Apache-2.0, the licence text and any NOTICE file of the package. Only packages whose licence "
         "allows redistribution are collected.",

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from builder.layout import split_files
-from builder.schema import CONFIGS, columns, drawn_from_seed
+from builder.schema import CONFIGS, SHIPPED_SPLITS, columns, drawn_from_seed
 from dataset_card.metadata import metadata
 from dataset_card.plots import most_common, plots
 from dataset_card.real import section as real_section
@@ -99,6 +99,7 @@ def context(
     # a source that does not regenerate its rows (the shipped kernels) has its own section and no statistics
     shipped = [cfg for cfg in files if not _regenerates(cfg)]
     shipped_files = [f for cfg in shipped for fs in files[cfg].values() for f in fs]
+    files_of = {cfg: [f for fs in files[cfg].values() for f in fs] for cfg in shipped}
     stats = {cfg: read_config(splits, STAT_COLUMNS) for cfg, splits in files.items() if cfg not in shipped}
     # rows that hold whole programs, not an ir (standalone), have their own section too
     per_config = {cfg: t for cfg, t in stats.items() if _has_ir(cfg)}
@@ -122,7 +123,7 @@ def context(
 
     total = sum(t.num_rows for t in stats.values()) + sum(pq.ParquetFile(f).metadata.num_rows for f in shipped_files)
     default_cfg = next(iter(per_config), shipped[0] if shipped else next(iter(stats), "cuda-forward"))
-    default_split = "test" if default_cfg in shipped else "train"  # shipped kernels are an evaluation set
+    default_split = SHIPPED_SPLITS.get(default_cfg, "train")  # real: an evaluation set, its one split is test
     urls = project_urls()
     return {
         "pretty_name": meta["pretty_name"],
@@ -149,7 +150,7 @@ def context(
         "builder": builder_line(urls),
         "gpu_doc": builder_doc(urls, "docs/gpu-verification.md"),
         "evaluation_doc": builder_doc(urls, "docs/evaluation.md"),
-        "real_section": real_section(shipped_files),
+        "real_section": "\n".join(real_section(files_of[c], c) for c in shipped if c in SHIPPED_SPLITS),
         "standalone_section": standalone_section(files.get("standalone", {}), _source(repo_id)),
     }
 

@@ -15,6 +15,7 @@ from dataset_card.sections import pct, quantiles, share
 TARGET_PASS = {
     "gpu-verified": "cuda / forward + backward",
     "real": "cuda + cpu / forward + backward",
+    "real-train": "cuda + cpu / forward + backward",
     "standalone": "cpu + cuda programs / forward",
 }
 

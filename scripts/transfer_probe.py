@@ -1,6 +1,7 @@
 """A transfer probe: how much a fixed small model learns from a generated train split, on generated and shipped rows.
 
     python scripts/transfer_probe.py --data GEN --real-data REAL [--steps 300] [--seed 0] [--threads 1]
+                                     [--mix-data FOLDER --mix-share P]
                                      [--build] [--run RUN] [--out transfer_probe.json]
 
 GEN is a built folder with a ``cpu`` train and test split, REAL one with the ``real`` config (``--build``
@@ -13,6 +14,10 @@ the protocol, a table, and writes OUT (JSON). Given the same data, seed, steps a
 same figures: seeded init and shuffle, ``torch.use_deterministic_algorithms``, a fixed thread count, and
 the CPU even where a GPU is present (bf16 there would change every figure). It is the yardstick for
 comparing generator versions: build each version's GEN, run the probe on each with the same REAL.
+
+``--mix-data FOLDER --mix-share P`` draws a share P of the training rows from FOLDER's ``real-train`` config (its cpu
+rows: kernels of packages built on Warp that REAL does not hold), the rest from GEN, as ``warp-cuda-ir train
+--mix-config real-train`` does: the same model and steps, measuring what written code beside generated code buys.
 """
 
 from __future__ import annotations
@@ -67,7 +72,7 @@ class Protocol:
                 what = "a non-negative integer" if f.name == "seed" else f"a positive {kind.__name__}"
                 raise ConfigError(f"{f.name} must be {what}, got {value!r}")
 
-    def train_options(self, data: str, out: str):
+    def train_options(self, data: str, out: str, mix: tuple[str, float] | None = None):
         from builder.train.options import ModelOptions, TrainOptions
 
         model = ModelOptions(layers=self.layers, hidden=self.hidden, heads=self.heads, vocab_size=self.vocab_size)
@@ -82,6 +87,7 @@ class Protocol:
             log_every=max(1, min(25, self.steps)),
             tokenizer_rows=self.tokenizer_rows,
             model=model,
+            **({"mix_config": "real-train", "mix_data": mix[0], "mix_share": mix[1]} if mix else {}),
             **{name: getattr(self, name) for name in same},
         )
 
@@ -98,8 +104,11 @@ def generator_version(folder: str) -> str | None:
     return json.loads(manifest.read_text()).get("generator_version") if manifest.is_file() else None
 
 
-def probe(data: str, real: str, protocol: Protocol, run: Path, progress=print) -> dict:
-    """Train the protocol's model on ``data``'s cpu train split into ``run`` and score it; the report."""
+def probe(
+    data: str, real: str, protocol: Protocol, run: Path, progress=print, mix: tuple[str, float] | None = None
+) -> dict:
+    """Train the protocol's model on ``data``'s cpu train split (with ``mix``: (folder, share) of real-train rows)
+    into ``run`` and score it; the report."""
     from transformers.utils import logging
 
     from builder.train import checkpoint, heldout, loop
@@ -107,13 +116,14 @@ def probe(data: str, real: str, protocol: Protocol, run: Path, progress=print) -
     logging.disable_progress_bar()  # save and load bars, noise between the step lines
     deterministic(protocol.threads)
     started = time.monotonic()
-    record = loop.train(protocol.train_options(data, str(run)), progress=progress)
+    record = loop.train(protocol.train_options(data, str(run), mix), progress=progress)
     trained = time.monotonic()
     generated = heldout.score(run, data, "cpu", "test", protocol.test_rows)
     shipped = heldout.score(run, real, "real", "test", 0)
     info = checkpoint.check_format(json.loads((run / "run.json").read_text()), run)
     return {
         "protocol": protocol_record(protocol, data, real),
+        "mix": {"data": mix[0], "config": "real-train", "share": mix[1]} if mix else None,
         "train": {
             "final_batch_loss": record.get("loss"),
             "rows_seen": protocol.steps * protocol.batch_size,
@@ -177,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=Protocol.seed, help="model init and shuffle seed (default 0)")
     threads = "torch CPU threads (default 1); figures compare only at equal thread counts"
     p.add_argument("--threads", type=int, default=Protocol.threads, help=threads)
+    p.add_argument("--mix-data", default="", help="folder with the real-train config to mix into training")
+    p.add_argument("--mix-share", type=float, default=0.0, help="share of training rows from --mix-data (0 < P < 1)")
     p.add_argument("--build", action="store_true", help="build --data / --real-data first where missing")
     p.add_argument("--run", default="", help="keep the run folder here (default: a temporary folder, removed)")
     p.add_argument("--out", default="transfer_probe.json", help="the report (JSON)")
@@ -184,13 +196,16 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     try:
         protocol = Protocol(steps=args.steps, seed=args.seed, threads=args.threads)
+        if bool(args.mix_data) != bool(args.mix_share):
+            raise ConfigError("--mix-data and --mix-share go together")
+        mix = (args.mix_data, args.mix_share) if args.mix_data else None
         if args.build:
             _build(args.data, GEN_BUILD)
             _build(args.real_data, REAL_BUILD)
         print("protocol: " + json.dumps(protocol_record(protocol, args.data, args.real_data)), flush=True)
         with tempfile.TemporaryDirectory(prefix="transfer_probe_") as tmp:
             run = Path(args.run) if args.run else Path(tmp) / "run"
-            report = probe(args.data, args.real_data, protocol, run, lambda m: print(m, flush=True))
+            report = probe(args.data, args.real_data, protocol, run, lambda m: print(m, flush=True), mix)
     except (ConfigError, OutputExists) as exc:  # bad options, a missing folder or split, an existing --run
         print(f"transfer_probe: error: {exc}", file=sys.stderr)
         return 2

@@ -21,7 +21,7 @@ from builder.dataset.destination import open_destination
 from builder.dataset.progress import SECONDS_PER_ROW, Progress, hms
 from builder.dataset.renumber import is_empty, renumber
 from builder.dataset.shards import ShardJob
-from builder.sources import build_plan, grouped
+from builder.sources import build_plan, grouped, shard_options
 from builder.warp_backend import codegen
 
 # writes README.md and its plots into a folder of finished shards, for the build that wrote them
@@ -94,15 +94,15 @@ def _run(request: BuildRequest, dest, runner, evidence: str | None, resume: bool
     records: dict[str, dict] = {}
     reused = []
     # a shard is written by its row source, for every config of that source in the build
-    configs_of = {source.name: opts for source, opts in grouped(request)}
     for s in shards:
-        configs = tuple(o.config for o in configs_of[s.source])
+        configs = tuple(o.config for o in shard_options(request, s))
         rec = manifest.finished(dest.store, s, dest.repair, configs) if resume else None
         if rec is not None:
             records[s.key()], reused = rec, [*reused, s]
-    jobs = [ShardJob(configs_of[s.source], s, dest.spec, evidence) for s in shards if s.key() not in records]
+    jobs = [ShardJob(shard_options(request, s), s, dest.spec, evidence) for s in shards if s.key() not in records]
     warn_scale(request, jobs, runner)
-    progress = Progress(shards, len(configs_of.get("generated", ())), runner.name)
+    generated = next((o for source, o in grouped(request) if source.name == "generated"), ())
+    progress = Progress(shards, len(generated), runner.name)
     for s in reused:
         progress.finished(s, reused=True)
 
@@ -112,8 +112,10 @@ def _run(request: BuildRequest, dest, runner, evidence: str | None, resume: bool
 
     runner.run(jobs, on_done)
     progress.summary()
-    for source, _ in grouped(request):
-        source.report([records[s.key()].get("summary", {}) for s in shards if s.source == source.name])
+    for source, opts in grouped(request):
+        for o in opts[:1] if source.shared_shards else opts:
+            mine = [s for s in shards if s.source == source.name and (source.shared_shards or s.config == o.config)]
+            source.report([records[s.key()].get("summary", {}) for s in mine], o.config)
     return [records[s.key()] for s in shards]
 
 

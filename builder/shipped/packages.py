@@ -24,6 +24,11 @@ from builder.errors import ConfigError
 # collected (rows hold the kernels' source and code emitted from it)
 REDISTRIBUTABLE = frozenset({"Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause"})
 PARTS = ("examples", "library", "tests")
+# what a package's kernels are for: the real config scores models on the evaluation packages; the real-train
+# config teaches with the training packages. A package is one or the other, so no real row is ever trained on.
+USES = ("evaluation", "training")
+USE_OF_CONFIG = {"real": "evaluation", "real-train": "training"}
+EXTRA_OF_USE = {"evaluation": "real", "training": "real-train"}  # the pyproject extra that installs them
 
 
 @dataclass(frozen=True)
@@ -49,8 +54,14 @@ class Package:
     copyright: str  # the package's copyright notice (a file's own header wins for its rows)
     home: str  # the repository its metadata names ("" when it names none)
     parts: tuple[Part, ...]
+    use: str = "evaluation"
+    # optional packages (builder.warp_backend.shipped_import.OPTIONAL_PACKAGES) its modules are imported with: the
+    # extra that collects it installs them, so its rows are the same on every machine that builds them
+    needs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if self.use not in USES:
+            raise ConfigError(f"{self.distribution}: unknown use {self.use!r}; valid: {', '.join(USES)}")
         if self.license not in REDISTRIBUTABLE:
             raise ConfigError(
                 f"{self.distribution}: licence {self.license!r} is not one the real config redistributes "
@@ -119,6 +130,50 @@ PACKAGES: tuple[Package, ...] = (
         "https://github.com/NVIDIA/warp-nn",
         (Part("library", ""),),
     ),
+    # training only (the real-train config): packages built on Warp that no real row comes from
+    Package(
+        "gswarp",
+        "1.1.0",
+        "gswarp",
+        "Apache-2.0",
+        "Copyright 2025 gswarp contributors",
+        "",
+        (Part("library", ""),),
+        use="training",
+        needs=("torch",),
+    ),
+    Package(
+        "warpsphcore",
+        "0.6.0",
+        "warpSPHCore",
+        "MIT",
+        "Copyright (c) 2026 Rene Winchenbach",
+        "",
+        (Part("library", ""),),
+        use="training",
+        needs=("torch",),
+    ),
+    Package(
+        "skrl",
+        "2.1.1",
+        "skrl",
+        "MIT",
+        "Copyright (c) 2021 Toni-SM",
+        "https://github.com/Toni-SM/skrl",
+        (Part("library", ""),),
+        use="training",
+        needs=("torch",),
+    ),
+    Package(
+        "warp-jsb",
+        "0.1.0",
+        "warp_jsb",
+        "MIT",
+        "Copyright (c) 2026 BluniStark",
+        "https://github.com/Blunistark/Nvidia-JSB",
+        (Part("library", ""),),
+        use="training",
+    ),
 )
 
 BY_DISTRIBUTION = {p.distribution: p for p in PACKAGES}
@@ -138,6 +193,18 @@ def select(selectors: tuple[str, ...]) -> tuple[str, ...]:
         )
     chosen = set(selectors)
     return tuple(k for k, (p, _) in SOURCES.items() if k in chosen or p.distribution in chosen)
+
+
+def for_config(config: str, selectors: tuple[str, ...]) -> tuple[str, ...]:
+    """The source keys of ``selectors`` that ``config`` collects (real: evaluation packages, real-train: training
+    packages); ``ConfigError`` when that leaves none."""
+    use = USE_OF_CONFIG[config]
+    keys = tuple(k for k in select(selectors) if SOURCES[k][0].use == use)
+    if not keys:
+        valid = ", ".join(p.distribution for p in PACKAGES if p.use == use)
+        named = ",".join(selectors)
+        raise ConfigError(f"--real-sources {named} names no package the {config} config collects ({valid})")
+    return keys
 
 
 def packages_of(sources: tuple[str, ...]) -> list[Package]:
@@ -160,9 +227,17 @@ def require(sources: tuple[str, ...]) -> None:
             wrong.append((p, have))
     if wrong:
         what = ", ".join(f"{p.pin} (installed: {have or 'none'})" for p, have in wrong)
+        extras = ",".join(sorted({EXTRA_OF_USE[p.use] for p, _ in wrong}))
         raise ConfigError(
-            f"the real config needs {what}: {install_line([p for p, _ in wrong])}, or pip install -e '.[real]' "
-            "from the repository; --real-sources picks fewer packages"
+            f"the shipped kernels need {what}: {install_line([p for p, _ in wrong])}, or pip install -e "
+            f"'.[{extras}]' from the repository; --real-sources picks fewer packages"
+        )
+    # a module that imports an optional package its package needs would be skipped without it: other rows
+    missing = sorted({n for p in packages_of(sources) for n in p.needs if importlib.util.find_spec(n) is None})
+    if missing:
+        raise ConfigError(
+            f"the shipped kernels of {', '.join(p.distribution for p in packages_of(sources) if p.needs)} need "
+            f"{', '.join(missing)} installed: pip install -e '.[real-train]' from the repository"
         )
 
 
@@ -174,9 +249,11 @@ def installed_version(pkg: Package) -> str | None:
 
 
 def installed_license(pkg: Package) -> str:
-    """The licence the installed distribution declares (License-Expression, else License), "" when none."""
+    """The licence the installed distribution declares (License-Expression, else the first line of License: some
+    packages put the licence's whole text there), "" when none."""
     meta = importlib.metadata.metadata(pkg.distribution)
-    return (meta.get("License-Expression") or meta.get("License") or "").strip()
+    text = (meta.get("License-Expression") or meta.get("License") or "").strip()
+    return text.splitlines()[0].strip() if text else ""
 
 
 @cache

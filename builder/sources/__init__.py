@@ -1,7 +1,8 @@
 """Where rows come from: one small protocol (``base.RowSource``), one implementation per source.
 
 ``generated`` draws programs from (seed, split, index) and pairs each with what Warp emits for it (the cuda-*,
-cpu, gpu-verified and standalone configs); ``shipped`` collects the kernels warp-lang ships (the real config).
+cpu, gpu-verified and standalone configs); ``shipped`` collects the kernels warp-lang and the packages built on it
+ship (the real config, for evaluation, and real-train, from other packages, for training).
 Each is a sub-package; ``plan`` (the shard plan) and ``columns`` (what every source derives from a kernel's source
 and its emitted unit) are shared. The build driver (``builder.dataset``), the ``datasets`` builder, the validator
 and the build's report look a config's source up here and call the protocol (the card reads the same facts from the
@@ -43,5 +44,17 @@ def plan(opts: BuildOptions) -> list[Shard]:
 
 
 def build_plan(request: BuildRequest) -> list[Shard]:
-    """The shards of a build of several configs: each source's shards once, in ``SOURCES`` order."""
-    return [shard for source, opts in grouped(request) for shard in source.plan(opts[0])]
+    """The shards of a build of several configs: each source's shards once (each config's, for a source whose
+    configs do not share shards), in ``SOURCES`` order."""
+    return [
+        shard
+        for source, opts in grouped(request)
+        for o in (opts[:1] if source.shared_shards else opts)
+        for shard in source.plan(o)
+    ]
+
+
+def shard_options(request: BuildRequest, shard: Shard) -> tuple[BuildOptions, ...]:
+    """The options of every config ``shard`` writes: its source's configs in the build, or its own config."""
+    opts = next(o for s, o in grouped(request) if s.name == shard.source)
+    return tuple(o for o in opts if o.config == shard.config) if shard.config else opts

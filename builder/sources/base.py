@@ -26,10 +26,14 @@ class RowSource(ABC):
     regenerates: ClassVar[bool]
     # a row's module_source is the whole unit Warp's public pipeline writes for its reference (``public_reference``)
     whole_unit: ClassVar[bool] = True
+    # one shard writes every config of the source in the build (generated: one program, every target); False: each
+    # config has shards of its own (shipped: real and real-train collect different packages)
+    shared_shards: ClassVar[bool] = True
 
     @abstractmethod
     def plan(self, opts: BuildOptions) -> list[Shard]:
-        """Every shard of this source for a build with ``opts`` (any of its configs: they share the plan)."""
+        """Every shard of this source for a build with ``opts`` (any of its configs where ``shared_shards``: they share
+        the plan; else ``opts.config``'s own shards)."""
 
     @abstractmethod
     def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
@@ -43,8 +47,9 @@ class RowSource(ABC):
         """Raise ``ConfigError`` (or a subclass) when this machine cannot build ``opts.config``."""
         return  # most configs build anywhere
 
-    def report(self, summaries: list[dict]) -> None:
-        """Print what a build's shards left out, from their ``summary`` records (resumed shards included)."""
+    def report(self, summaries: list[dict], config: str) -> None:
+        """Print what a build's shards of ``config`` left out (every config's, for a source whose configs share
+        shards), from their ``summary`` records (resumed shards included)."""
         return  # a source that prints as it goes has nothing to add
 
     def public_reference(self, row: dict) -> tuple[str, int]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from builder.config import BuildOptions
 from builder.layout import shard_name
+from builder.schema import SHIPPED_SPLITS
 
 REAL_MODULES_PER_SHARD = 8  # shipped modules per real shard when --num-shards is 0
 
@@ -28,7 +29,7 @@ class Shard:
     count: int  # shards in this split
     start: int
     stop: int
-    config: str | None = None  # "real" for a shard of the real config; None: every generated config
+    config: str | None = None  # a shipped config's shard (real, real-train); None: every generated config
     modules: tuple[str, ...] = ()  # real shards: the dotted names of their shipped modules
     source: str = "generated"  # the row source that writes it (builder.sources)
 
@@ -61,18 +62,20 @@ def split_shards(opts: BuildOptions, split: str) -> list[Shard]:
 
 
 def real_shards(opts: BuildOptions) -> list[Shard]:
-    """The real config's shards: its module list (``builder.shipped.modules``) in contiguous runs."""
+    """A shipped config's shards (real, real-train): its module list (``builder.shipped.modules``) in contiguous
+    runs, in the config's one split."""
     from builder.shipped.modules import modules
     from builder.shipped.packages import require
 
-    require(opts.real_sources)
-    names = [m.name for m in modules(opts.real_sources)]
+    require(opts.shipped_sources)
+    split = SHIPPED_SPLITS[opts.config]
+    names = [m.name for m in modules(opts.shipped_sources)]
     if opts.real_modules:
         names = names[: opts.real_modules]
     n = len(names)
     k = min(opts.num_shards, n) if opts.num_shards else -(-n // REAL_MODULES_PER_SHARD)
     bounds = [(n * s) // k for s in range(k + 1)] if k else []
     return [
-        Shard("test", s, k, bounds[s], bounds[s + 1], "real", tuple(names[bounds[s] : bounds[s + 1]]), "shipped")
+        Shard(split, s, k, bounds[s], bounds[s + 1], opts.config, tuple(names[bounds[s] : bounds[s + 1]]), "shipped")
         for s in range(k)
     ]

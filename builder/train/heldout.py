@@ -18,6 +18,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from builder.schema import SHIPPED_SPLITS
 from builder.train import batches, checkpoint, model, predict, prompt, tokenizer
 
 
@@ -48,9 +49,9 @@ class Tally:
 def source_of(row_id: str) -> str:
     """Where a row comes from: for a real row, its package by import name, warp-lang's split into its parts
     (``warp.examples``, ``warp._src``, ``warp.tests``; ``newton`` for ``real/test/newton._src.x:kernel/cpu``); the
-    config for a generated row (``cpu/test/0/1``)."""
+    config for a generated row (``cpu/test/0/1``). A real-train row's too (``real-train/train/gswarp.x:kernel/cpu``)."""
     parts = row_id.split("/")
-    if parts[0] == "real" and len(parts) > 2:
+    if parts[0] in SHIPPED_SPLITS and len(parts) > 2:
         module = parts[2].split(":")[0].split(".")
         return ".".join(module[:2]) if module[0] == "warp" else module[0]
     return parts[0]

@@ -90,7 +90,8 @@ def prepare(opts: TrainOptions, resume: bool, progress: Callable[[str], None]) -
     sched = get_cosine_with_min_lr_schedule_with_warmup(opt, opts.warmup_steps, opts.max_steps, min_lr_rate=0.1)
     scaler = torch.amp.GradScaler(device.type, enabled=_device()[1] == torch.float16)
     rank, world = stream.rank_from_env()
-    rows = stream.RowStream(opts.data, opts.config, opts.seed, opts.buffer_size, rank, world, opts.train_rows)
+    mix = (opts.mix_data or opts.data, opts.mix_config, opts.mix_share) if opts.mix_config else None
+    rows = stream.RowStream(opts.data, opts.config, opts.seed, opts.buffer_size, rank, world, opts.train_rows, mix)
     step = 0
     if found:
         trainer, stream_state = checkpoint.load_trainer(found[-1])

@@ -8,6 +8,7 @@ from builder.errors import ConfigError
 from builder.schema import TARGETS
 
 TRAINABLE = tuple(TARGETS)  # cuda-forward, cuda-backward, cpu: the configs with a train split
+MIXABLE = ("real-train",)  # configs holding every target and pass, mixed in by --mix-config
 
 
 def _opt(default, help: str):
@@ -66,6 +67,11 @@ class TrainOptions:
     tokenizer_rows: int = _opt(0, "train rows the BPE tokenizer is trained on (0: the whole train split)")
     # a fraction of the data at the same steps shows what more data buys (the same first rows for every seed)
     train_rows: int = _opt(0, "train on the first N rows of the train split, in stored order (0: every row)")
+    # written kernels beside the generated ones: the real-train config's rows of the same target and pass, drawn in
+    # this share of the rows (oversampled: an epoch ends when the train split is exhausted)
+    mix_config: str = _opt("", "also train on this config's train split (real-train), rows of --config's target")
+    mix_share: float = _opt(0.0, "share of training rows drawn from --mix-config (0 < share < 1)")
+    mix_data: str = _opt("", "folder or Hub id holding --mix-config (default: --data)")
     save_every: int = _opt(100, "write a checkpoint every N steps (and at the end)")
     keep: int = _opt(2, "checkpoints kept on disk, newest first (0: keep every one)")
     log_every: int = _opt(10, "print and log loss and tokens/s every N steps")
@@ -83,6 +89,14 @@ class TrainOptions:
             raise ConfigError(f"max_prompt ({self.max_prompt}) must be below max_length ({self.max_length})")
         if not self.max_minutes >= 0:
             raise ConfigError(f"max_minutes must be >= 0, got {self.max_minutes!r}")
+        if bool(self.mix_config) != bool(self.mix_share):
+            raise ConfigError("mix_config and mix_share go together (a config to mix in and its share of the rows)")
+        if self.mix_config and self.mix_config not in MIXABLE:
+            raise ConfigError(f"cannot mix in config {self.mix_config!r}; valid: {', '.join(MIXABLE)}")
+        if self.mix_config and not (isinstance(self.mix_share, (int, float)) and 0 < self.mix_share < 1):
+            raise ConfigError(f"mix_share must be between 0 and 1 (exclusive), got {self.mix_share!r}")
+        if self.mix_data and not self.mix_config:
+            raise ConfigError("mix_data names where --mix-config is; give --mix-config and --mix-share too")
         if not (self.lr > 0 and self.weight_decay >= 0):
             raise ConfigError(f"lr must be > 0 and weight_decay >= 0, got {self.lr!r}, {self.weight_decay!r}")
 

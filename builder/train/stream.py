@@ -40,17 +40,45 @@ def open_split(data: str, config: str, split: str):
     return ds.select_columns(COLUMNS)
 
 
+def mixed(ds, config: str, seed: int, mix_data: str, mix_config: str, share: float):
+    """``ds`` with rows of ``mix_config`` (a config holding every target and pass: real-train) of ``config``'s
+    target and pass drawn in ``share`` of the rows, in a seeded order; the smaller side is repeated until both are
+    exhausted, so an epoch still reads every row of ``ds``."""
+    import datasets
+
+    from builder.schema import TARGETS
+
+    target, pass_, _ = TARGETS[config]
+    extra = open_split(mix_data, mix_config, "train").filter(lambda r: r["target"] == target and r["pass"] == pass_)
+    return datasets.interleave_datasets(
+        [ds, extra],
+        probabilities=[1 - share, share],
+        seed=stable_int(seed, "train", "mix", bits=32),
+        stopping_strategy="all_exhausted",
+    )
+
+
 class RowStream:
     """Endless rows of one rank: each pass over the split is an epoch with its own shuffle order."""
 
     def __init__(
-        self, data: str, config: str, seed: int, buffer_size: int, rank: int = 0, world_size: int = 1, rows: int = 0
+        self,
+        data: str,
+        config: str,
+        seed: int,
+        buffer_size: int,
+        rank: int = 0,
+        world_size: int = 1,
+        rows: int = 0,
+        mix: tuple[str, str, float] | None = None,
     ):
         from datasets.distributed import split_dataset_by_node
 
         ds = open_split(data, config, "train")
         if rows:  # before the shuffle: ``take`` keeps the shard order fixed, so every epoch sees the same rows
             ds = ds.take(rows)
+        if mix:
+            ds = mixed(ds, config, seed, *mix)
         if buffer_size:
             # one seed on every rank: the shard order is permuted the same way, so ranks stay disjoint
             ds = ds.shuffle(seed=stable_int(seed, "train", "shuffle", bits=32), buffer_size=buffer_size)

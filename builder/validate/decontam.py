@@ -1,7 +1,8 @@
-"""The ``real`` config (shipped kernels, an evaluation set) shares no program with the generated splits.
+"""The ``real`` config (shipped kernels, an evaluation set) shares no program with what a model trains on: the
+generated configs and ``real-train`` (kernels of other packages built on Warp, which may copy a real one).
 
-Run when the folder has ``real`` and at least one generated config, with ``builder.sources.shipped.overlap``: every
-distinct real ``python_source`` against every distinct generated one. An exact duplicate (equal source, or equal
+Run when the folder has ``real`` and at least one config to train on, with ``builder.sources.shipped.overlap``:
+every distinct real ``python_source`` against every distinct training one. An exact duplicate (equal source, or equal
 normalized form: identifiers by order of appearance, literals as ``N``) fails: a model trained on the generated
 configs would have seen that evaluation kernel. Near duplicates (MinHash LSH over normalized token 5-grams,
 confirmed with the exact Jaccard similarity >= ``NEAR_JACCARD``) are reported; they fail when more than
@@ -15,8 +16,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from builder import sources
 from builder.checks.base import MAX_OFFENDERS, Result
+from builder.schema import SHIPPED_SPLITS
 from builder.sources.shipped.overlap import decontaminate
 
 NEAR_JACCARD = 0.8  # normalized 5-gram Jaccard similarity that makes a near duplicate
@@ -27,11 +28,12 @@ class Decontamination:
     name = "decontamination"
 
     def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
-        generated = [c for c in tables if sources.source_of(c).regenerates]
-        shipped = [c for c in tables if not sources.source_of(c).regenerates]
+        # the evaluation side: shipped configs with a test split only (real); everything else is trained on
+        shipped = [c for c in tables if SHIPPED_SPLITS.get(c) == "test"]
+        generated = [c for c in tables if c not in shipped]
         label = ",".join(shipped)
         if not shipped or not generated:
-            return Result(self.name, label, "skip", "needs shipped kernels and a generated config in one folder")
+            return Result(self.name, label, "skip", "needs the real config and a config to train on in one folder")
         real = [p for c in shipped for p in _pairs(tables[c])]
         synthetic = [p for c in generated for p in _pairs(tables[c])]
         r = decontaminate(real, synthetic, threshold=NEAR_JACCARD)
@@ -41,7 +43,7 @@ class Decontamination:
         per_package = _per_package(tables, shipped, near_real, [i for i, _ in exact])
         worst = max((v["near_share"] for v in per_package.values()), default=0.0)
         message = (
-            f"{r.real} distinct real sources vs {r.synthetic} distinct generated ones ({', '.join(generated)}): "
+            f"{r.real} distinct real sources vs {r.synthetic} distinct training ones ({', '.join(generated)}): "
             f"{len(r.exact_source)} equal sources, {len(r.exact_normalized)} equal normalized forms, "
             f"{len(near_real)} with a near duplicate (Jaccard>={NEAR_JACCARD}, {100 * share:.2f}%; "
             f"fails above {100 * NEAR_FAIL_SHARE:g}%, overall or in one package)"

@@ -27,18 +27,20 @@ from builder.warp_backend import codegen
 OPTIONAL_PACKAGES = ("pxr", "torch", "jax", "jaxlib", "cupy", "paddle", "numba", "taichi", "pyglet", "OpenGL", "usd")
 
 
-def _hide_optional_packages() -> None:
+def _hide_optional_packages(keep: tuple[str, ...] = ()) -> None:
     """Make ``OPTIONAL_PACKAGES`` absent in the importing child even where they are installed (the ``train``
-    extra brings torch), so the real config is the same on every machine.
+    extra brings torch), so the real config is the same on every machine. ``keep`` are those a package is collected
+    with (``Package.needs``: its extra installs them).
 
     ``sys.modules[name] = None`` is how the import system itself spells "absent": ``import``,
     ``importlib.import_module`` and ``importlib.util.find_spec`` (which returns None for it, as for a package that
     was never installed) all see the same thing. A finder that raised instead made ``find_spec("pxr")`` raise in
     warp's own test utilities, and every test module importing them was skipped.
     """
-    for name in [n for n in sys.modules if n.partition(".")[0] in OPTIONAL_PACKAGES]:
+    hidden = [n for n in OPTIONAL_PACKAGES if n not in keep]
+    for name in [n for n in sys.modules if n.partition(".")[0] in hidden]:
         del sys.modules[name]
-    for name in OPTIONAL_PACKAGES:
+    for name in hidden:
         sys.modules[name] = None
 
 
@@ -238,7 +240,7 @@ def _child(mod: ShippedModule, configs: tuple[str, ...], conn) -> None:
         # The forked child inherits the parent's @wp.func numbering, so a parent that had generated a
         # contact_force made this module's contact_force_1; name them as a fresh process importing it would.
         codegen.reset_function_numbering()
-        _hide_optional_packages()
+        _hide_optional_packages(mod.package.needs)
         try:
             _import_through_package(mod.name)
         except BaseException as exc:  # noqa: BLE001 - SystemExit included: a module may exit when it cannot run

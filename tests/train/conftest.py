@@ -29,3 +29,14 @@ def bpe(tiny):
     from builder.train import tokenizer
 
     return tokenizer.train_on_split(str(tiny), "cpu", vocab_size=400)
+
+
+@pytest.fixture(scope="session")
+def written(tmp_path_factory) -> Path:
+    """real-train config from warp-jsb alone (5 small modules): written kernels to mix into training."""
+    from builder.cli import main
+
+    out = tmp_path_factory.getbasetemp() / "train_written"
+    argv = ["build", "--configs", "real-train", "--real-sources", "warp-jsb", "--verify", "none", "--out", str(out)]
+    assert main(argv) == 0
+    return out

@@ -1,4 +1,5 @@
-"""The decontamination check fails on a real kernel that a generated program reproduces, exactly or renamed."""
+"""The decontamination check fails on a real kernel that a generated program or a real-train kernel reproduces,
+exactly or renamed."""
 
 import pyarrow as pa
 
@@ -42,3 +43,14 @@ def test_a_generated_program_equal_to_a_real_kernel_fails():
 def test_without_a_generated_config_it_is_skipped():
     result = Decontamination().run({"real": _tables([("r", REAL)], "test")})
     assert result.status == "skip"
+
+
+def test_a_real_train_kernel_that_copies_a_real_one_fails_and_real_train_alone_is_no_evaluation_side():
+    # real-train is trained on: another package that ships a copy of a real kernel must not be in it
+    real = _tables([("real/test/m:scale/cpu", REAL)], "test")
+    copied = _tables([("real-train/train/p:k/cpu", RENAMED), ("real-train/train/p:n/cpu", OTHER)], "train")
+    result = Decontamination().run({"real": real, "real-train": copied})
+    assert result.status == "fail" and result.offenders == ["real/test/m:scale/cpu"], result.message
+    assert "distinct training ones (real-train)" in result.message
+    alone = Decontamination().run({"real-train": copied, "cpu": _tables([("cpu/train/0/0", REAL)], "train")})
+    assert alone.status == "skip"  # no evaluation set in the folder: nothing to keep clean

@@ -1,7 +1,7 @@
-"""Shipped rows: the kernels warp-lang and the packages built on it ship (``builder.shipped.packages``), the
-``real`` config.
+"""Shipped rows: the kernels warp-lang and the packages built on it ship (``builder.shipped.packages``): the
+``real`` config (evaluation packages, one ``test`` split) and ``real-train`` (training packages, one ``train`` split).
 
-Its one ``test`` split is the sorted list of shipped modules cut into contiguous runs (``plan.real_shards``); a
+A config's split is the sorted list of its packages' modules cut into contiguous runs (``plan.real_shards``); a
 shard's rows are its modules' kernels for every target and pass (``rows``), compiled, never executed.
 What could not be used is counted by reason in the shard's summary, and the build prints the merged counts.
 """
@@ -21,9 +21,10 @@ from builder.sources.shipped.rows import Sample, Summary, evidence, report, ship
 
 class ShippedSource(RowSource):
     name = "shipped"
-    configs = ("real",)
+    configs = ("real", "real-train")
     regenerates = False  # no seed or index: a row is what the installed warp-lang ships
     whole_unit = False  # a row's unit holds its kernel alone; Warp's unit for the shipped module holds them all
+    shared_shards = False  # real and real-train collect different packages
 
     def plan(self, opts: BuildOptions) -> list[Shard]:
         return real_shards(opts)
@@ -31,7 +32,7 @@ class ShippedSource(RowSource):
     def require(self, opts: BuildOptions) -> None:
         from builder.shipped.packages import require
 
-        require(opts.real_sources)  # every package at its pinned version, or one line naming the install step
+        require(opts.shipped_sources)  # every package at its pinned version, or one line naming the install step
 
     def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
         counts = Summary()
@@ -62,5 +63,5 @@ class ShippedSource(RowSource):
         never = " (shipped kernels are never executed)" if opts.verify == "execute" else ""
         return f"{split}={n}, compiled{never}"
 
-    def report(self, summaries: list[dict]) -> None:
-        report(Summary.merged(summaries))
+    def report(self, summaries: list[dict], config: str) -> None:
+        report(Summary.merged(summaries), config)

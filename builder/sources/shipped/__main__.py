@@ -34,6 +34,7 @@ def _stride(text: str) -> dict[str, int]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m builder.sources.shipped", description=__doc__.splitlines()[0])
+    p.add_argument("--config", default="real", choices=("real", "real-train"), help="the shipped config (default real)")
     p.add_argument("--sources", default=",".join(SOURCE_KEYS), help="packages or PACKAGE/PART sources (default: all)")
     p.add_argument("--limit", type=int, default=None, help="at most this many kernels")
     p.add_argument("--stride", default="", help="SOURCE=K,...: keep every K-th module of SOURCE (a timing sample)")
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.verify not in ("none", "compile"):
             raise ConfigError(f"--verify is none or compile (shipped kernels are never executed), got {args.verify!r}")
-        opts = BuildOptions("real", real_sources=args.sources, verify=args.verify)
+        opts = BuildOptions(args.config, real_sources=args.sources, verify=args.verify)
         subset = Sample(max_kernels=args.limit, stride=_stride(args.stride) or None)
     except ConfigError as exc:
         print(f"python -m builder.sources.shipped: error: {exc}", file=sys.stderr)
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         got = list(shipped_rows(opts, subset, summary))
         if args.out:
-            _write(got, Path(args.out))
+            _write(got, Path(args.out), args.config)
     except KeyboardInterrupt:
         print("python -m builder.sources.shipped: interrupted; nothing was written", file=sys.stderr)
         return 130
@@ -85,7 +86,7 @@ def _decontam(got: list[dict], n: int) -> None:
         print("  ", pair)
 
 
-def _write(got: list[dict], out: Path) -> None:
+def _write(got: list[dict], out: Path, config: str) -> None:
     import datasets
 
     from builder.schema import features
@@ -93,8 +94,8 @@ def _write(got: list[dict], out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:
-        columns = {k: [r[k] for r in got] for k in features("real")}  # also right when no row was kept
-        datasets.Dataset.from_dict(columns, features=features("real")).to_parquet(str(tmp))
+        columns = {k: [r[k] for r in got] for k in features(config)}  # also right when no row was kept
+        datasets.Dataset.from_dict(columns, features=features(config)).to_parquet(str(tmp))
         os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)

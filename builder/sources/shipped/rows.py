@@ -1,9 +1,11 @@
-"""Rows of the ``real`` config: every shipped kernel Warp can emit, for each target and pass, with compile evidence.
+"""Rows of the shipped configs (``real``, ``real-train``): every shipped kernel Warp can emit, for each target and
+pass, with compile evidence.
 
 Order and ids are deterministic: sources (examples, library, tests), then modules by dotted name, then kernels by
 source line, then generic overloads by signature, then cuda-forward, cuda-backward, cpu. A row's id is
-``real/test/MODULE:KERNEL[SIGNATURE]/CONFIG``. What could not be used (modules that need packages the build does
-not install, kernels Warp cannot emit, units that did not compile) is counted by reason in ``Summary``.
+``CONFIG/SPLIT/MODULE:KERNEL[SIGNATURE]/TARGET_CONFIG`` (``real/test/...``, ``real-train/train/...``). What could
+not be used (modules that need packages the build does not install, kernels Warp cannot emit, units that did not
+compile) is counted by reason in ``Summary``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass, field, fields
 from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
 from builder.errors import ConfigError
-from builder.schema import TARGETS, features
+from builder.schema import SHIPPED_SPLITS, TARGETS, features
 from builder.shipped.modules import ShippedModule, modules, runs_code_at_import, strided
 from builder.shipped.packages import REDISTRIBUTABLE, SOURCES, header, require
 from builder.sources.columns import source_columns, unit_columns
@@ -95,17 +97,18 @@ def record(
     verify: str,
     warp_version: str,
     terms: tuple[str, str],
+    shipped: str = "real",
 ) -> dict:
     """A row (without its compile evidence) for one kernel result of ``shipped_import`` and one config;
-    ``terms`` is the licence and copyright notice its file's rows carry (``terms()``)."""
+    ``terms`` is the licence and copyright notice its file's rows carry (``terms()``); ``shipped`` the config."""
     kernel_license, notice = terms
     tu, ir, entry, options = unit
     target, pass_, _ = TARGETS[config]
     pkg = mod.package
     return {
-        "id": f"real/test/{mod.name}:{kernel.key}{kernel.signature}/{config}",
-        "config": "real",
-        "split": "test",
+        "id": f"{shipped}/{SHIPPED_SPLITS[shipped]}/{mod.name}:{kernel.key}{kernel.signature}/{config}",
+        "config": shipped,
+        "split": SHIPPED_SPLITS[shipped],
         "category": mod.part.name,
         "kernel_name": kernel.key,
         **source_columns(kernel.python_source),
@@ -139,13 +142,13 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
 
     summary = summary if summary is not None else Summary()
     verify = evidence(opts.verify)
-    require(opts.real_sources)
-    mods = modules(opts.real_sources)
+    require(opts.shipped_sources)
+    mods = modules(opts.shipped_sources)
     mods = strided(mods, sample.stride or {})
     if sample.modules is not None:
         mods = [m for m in mods if m.name in sample.modules]
     tc = {"warp": codegen.toolchain()["warp"], **{t: codegen.toolchain_json(t) for t in ("cuda", "cpu")}}
-    names = list(features("real"))
+    names = list(features(opts.config))
     seen: set[str] = set()
     pending: list[tuple[ShippedModule, object]] = []
     taken = 0
@@ -180,9 +183,9 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
             taken += 1
             pending.append((mod, kernel, file_terms))
         if len(pending) >= BATCH_KERNELS:
-            yield from _finish(pending, verify, tc, names, seen, summary, shipped_compile)
+            yield from _finish(opts.config, pending, verify, tc, names, seen, summary, shipped_compile)
             pending = []
-    yield from _finish(pending, verify, tc, names, seen, summary, shipped_compile)
+    yield from _finish(opts.config, pending, verify, tc, names, seen, summary, shipped_compile)
 
 
 def terms(mod: ShippedModule, text: str) -> tuple[str, str]:
@@ -192,17 +195,20 @@ def terms(mod: ShippedModule, text: str) -> tuple[str, str]:
     return spdx or mod.package.license, "; ".join(notices) or mod.package.copyright
 
 
-def _finish(pending, verify: str, tc: dict, names: list[str], seen: set[str], summary: Summary, shipped_compile):
-    """Compile a group of kernels' units and yield their rows."""
+def _finish(
+    shipped: str, pending, verify: str, tc: dict, names: list[str], seen: set[str], summary: Summary, shipped_compile
+):
+    """Compile a group of kernels' units and yield their rows of the shipped config ``shipped``."""
     recs, jobs = [], []
     for mod, kernel, file_terms in pending:
         for config in REAL_CONFIGS:
             if config not in kernel.units:
                 continue
-            rec = record(mod, kernel, config, kernel.units[config], verify, tc["warp"], file_terms)
+            rec = record(mod, kernel, config, kernel.units[config], verify, tc["warp"], file_terms, shipped)
             n = 2
             while rec["id"] in seen:  # one Python module may hold equal keys in several Warp modules
-                rec["id"] = f"real/test/{mod.name}:{kernel.key}{kernel.signature}~{n}/{config}"
+                head = f"{shipped}/{SHIPPED_SPLITS[shipped]}/{mod.name}:{kernel.key}{kernel.signature}"
+                rec["id"] = f"{head}~{n}/{config}"
                 n += 1
             seen.add(rec["id"])
             target = TARGETS[config][0]
@@ -240,6 +246,6 @@ def codegen_arch() -> int:
     return codegen.CUDA_ARCH
 
 
-def report(summary: Summary, stream=None) -> None:
-    """The build summary of the real config on stderr: what was used, what was skipped and why."""
-    print("warp_cuda_ir real: " + "; ".join(summary.lines()), file=stream or sys.stderr, flush=True)
+def report(summary: Summary, config: str = "real", stream=None) -> None:
+    """The build summary of a shipped config on stderr: what was used, what was skipped and why."""
+    print(f"warp_cuda_ir {config}: " + "; ".join(summary.lines()), file=stream or sys.stderr, flush=True)

@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[3]
 def test_each_entry_is_what_is_installed_under_a_licence_that_allows_redistribution(pkg):
     # the installed distribution's own metadata is the judge of version and licence, not the entry
     assert packages.installed_version(pkg) == pkg.version
-    assert packages.installed_license(pkg) == pkg.license
+    # a licence field may spell the SPDX id out ("MIT License")
+    assert packages.installed_license(pkg).removesuffix(" License") == pkg.license
     assert pkg.license in packages.REDISTRIBUTABLE
     root = packages.package_dir(pkg.import_name)
     assert root.name == pkg.import_name
@@ -28,10 +29,15 @@ def test_each_entry_is_what_is_installed_under_a_licence_that_allows_redistribut
     assert {p.name for p in files.values()} == {p.name for p in pkg.parts}, "a part that takes no file"
 
 
-def test_the_real_extra_pins_every_package_but_warp_lang_at_its_entry():
+def test_the_real_extras_pin_every_package_but_warp_lang_at_its_entry():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extra = sorted(project["optional-dependencies"]["real"])
-    assert extra == sorted(p.pin for p in PACKAGES if p.distribution != "warp-lang")
+    assert extra == sorted(p.pin for p in PACKAGES if p.distribution != "warp-lang" and p.use == "evaluation")
+    pins = [d for d in project["optional-dependencies"]["real-train"] if "==" in d]
+    assert sorted(pins) == sorted(p.pin for p in PACKAGES if p.use == "training")
+    # what a training package's modules import beside it is installed by the same extra
+    needs = {n for p in PACKAGES for n in p.needs}
+    assert needs <= {d.split(">")[0].split("=")[0] for d in project["optional-dependencies"]["real-train"]}
     # warp-lang is the project's own dependency: its range must admit the version the real config is collected at
     from packaging.requirements import Requirement
 
@@ -77,3 +83,29 @@ def test_a_files_own_header_names_its_licence_and_copyright():
     )
     assert packages.header(text) == ("Apache-2.0", ["Copyright (c) 2025 The Newton Developers"])
     assert packages.header("import warp as wp\n") == (None, [])
+
+
+def test_real_scores_on_evaluation_packages_and_real_train_teaches_with_the_others():
+    from builder.config import BuildOptions
+
+    every = tuple(SOURCES)
+    real, train = packages.for_config("real", every), packages.for_config("real-train", every)
+    assert not set(real) & set(train)
+    assert {SOURCES[k][0].use for k in real} == {"evaluation"} and {SOURCES[k][0].use for k in train} == {"training"}
+    assert "examples" in real and "newton/library" in real and "gswarp/library" in train
+    assert BuildOptions("real-train").shipped_sources == train  # the default collects every training package
+    assert BuildOptions("real", real_sources="examples,warp-jsb").shipped_sources == ("examples",)
+    with pytest.raises(ConfigError, match="names no package the real-train config collects") as e:
+        BuildOptions("real-train", real_sources="newton")
+    assert "\n" not in str(e.value) and "gswarp" in str(e.value)
+
+
+def test_a_package_that_needs_an_optional_package_requires_it(monkeypatch):
+    import importlib.util
+
+    real_find = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "torch" else real_find(n, *a))
+    with pytest.raises(ConfigError, match=r"need torch installed: pip install -e '\.\[real-train\]'") as e:
+        packages.require(("gswarp",))
+    assert "\n" not in str(e.value)
+    packages.require(("warp-jsb",))  # needs nothing beside it

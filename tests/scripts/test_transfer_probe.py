@@ -19,11 +19,13 @@ pytestmark = pytest.mark.slow  # builds a folder and trains
 
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
-    """One folder with a tiny cpu config (24 train, 3 test rows) and the real rows of two shipped modules."""
+    """One folder with a tiny cpu config (24 train, 3 test rows), the real rows of two shipped modules and the
+    real-train rows of two warp-jsb modules."""
     from builder.cli import main
 
     out = tmp_path_factory.mktemp("probe") / "data"
-    argv = ["build", "--configs", "cpu,real", "--real-sources", "examples", "--real-modules", "2", "--verify", "none"]
+    argv = ["build", "--configs", "cpu,real,real-train", "--real-sources", "examples,warp-jsb", "--real-modules", "2"]
+    argv += ["--verify", "none"]
     argv += ["--num-train", "24", "--num-validation", "0", "--num-test", "3", "--rows-per-shard", "12"]
     assert main([*argv, "--out", str(out)]) == 0
     return str(out)
@@ -35,7 +37,7 @@ def test_the_report_has_its_fields_and_finite_figures(both, tmp_path, capsys, mo
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the probe's temporary run folder goes
     assert P.main(["--data", both, "--real-data", both, "--steps", "2", "--out", str(out)]) == 0
     report = json.loads(out.read_text())
-    assert set(report) == {"protocol", "train", "generated", "real", "seconds"}
+    assert set(report) == {"protocol", "mix", "train", "generated", "real", "seconds"} and report["mix"] is None
     assert report["protocol"]["steps"] == 2 and report["protocol"]["checkpoint_format"] == 2
     assert report["generated"]["rows"] == 3 and set(report["generated"]["by_source"]) == {"cpu"}
     assert report["real"]["rows"] > 0 and set(report["real"]["by_source"]) == {"warp.examples"}
@@ -56,7 +58,17 @@ def test_same_data_same_figures(both, tmp_path):
     assert first["train"] == again["train"]
 
 
-@pytest.mark.parametrize("argv", [["--steps", "0"], ["--threads", "-1"]])
+def test_a_mix_of_real_train_rows_is_recorded_and_reproducible(both, tmp_path):
+    tiny = P.Protocol(steps=3, layers=1, hidden=32, heads=2, vocab_size=400, tokenizer_rows=24, warmup_steps=1)
+    first = P.probe(both, both, tiny, tmp_path / "a", progress=lambda m: None, mix=(both, 0.5))
+    again = P.probe(both, both, tiny, tmp_path / "b", progress=lambda m: None, mix=(both, 0.5))
+    assert first["mix"] == {"data": both, "config": "real-train", "share": 0.5}
+    assert first["real"] == again["real"] and first["train"] == again["train"]
+    plain = P.probe(both, both, tiny, tmp_path / "c", progress=lambda m: None)
+    assert plain["train"]["final_batch_loss"] != first["train"]["final_batch_loss"], "the mix changes what it learns"
+
+
+@pytest.mark.parametrize("argv", [["--steps", "0"], ["--threads", "-1"], ["--mix-share", "0.3"]])
 def test_bad_options_exit_2(both, tmp_path, argv, capsys):
     assert P.main(["--data", both, "--real-data", both, "--out", str(tmp_path / "p.json"), *argv]) == 2
     assert capsys.readouterr().err.startswith("transfer_probe: error: ")

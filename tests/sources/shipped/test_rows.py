@@ -84,6 +84,21 @@ def test_builder_config_real_gives_the_test_split_with_its_schema(tmp_path):
     assert len({r["id"].rsplit("/", 1)[0] for r in ds}) == 6  # six kernels, a row per target and pass
 
 
+def test_builder_config_real_train_gives_the_train_split_of_training_packages_only(tmp_path):
+    from warp_cuda_ir import WarpCudaIR
+
+    # warp-jsb: 5 modules, 5 kernels (one without a cuda-backward row Warp can emit); "examples" is real's, not taken
+    kw = {"verify": "none", "real_sources": "examples,warp-jsb"}
+    b = WarpCudaIR(config_name="real-train", cache_dir=str(tmp_path / "hf"), **kw)
+    b.download_and_prepare()
+    assert list(b.info.splits) == ["train"]
+    ds = b.as_dataset(split="train")
+    assert ds.features == features("real-train") and len(ds) > 0
+    assert {r["package"] for r in ds} == {"warp-jsb"} and {r["license"] for r in ds} == {"MIT"}
+    assert all(r["id"].startswith("real-train/train/warp_jsb.") and r["config"] == "real-train" for r in ds)
+    assert len({r["id"].rsplit("/", 1)[0] for r in ds}) == 5
+
+
 def test_module_cli_writes_parquet_and_refuses_bad_arguments(tmp_path, capsys):
     import pyarrow.parquet as pq
 

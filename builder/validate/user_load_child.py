@@ -58,7 +58,9 @@ def load_config(folder: Path, config: str) -> list[dict]:
     for split, ds in loaded.items():
         record = {"split": split, "rows": ds.num_rows}
         try:
-            first = next(iter(datasets.load_dataset(str(folder), config, split=split, streaming=True)), _NOTHING)
+            rows = iter(datasets.load_dataset(str(folder), config, split=split, streaming=True))
+            first = next(rows, _NOTHING)
+            rows.close()  # a stream left open holds Arrow's reader threads until the interpreter exits
             if first is _NOTHING and ds.num_rows:
                 record["error"] = f"streamed: no row, in memory {ds.num_rows}"
         except Exception as exc:  # noqa: BLE001

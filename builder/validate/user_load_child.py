@@ -60,7 +60,7 @@ def load_config(folder: Path, config: str) -> list[dict]:
         try:
             rows = iter(datasets.load_dataset(str(folder), config, split=split, streaming=True))
             first = next(rows, _NOTHING)
-            rows.close()  # a stream left open holds Arrow's reader threads until the interpreter exits
+            rows.close()  # not left open until the interpreter exits, with its reader mid-stream
             if first is _NOTHING and ds.num_rows:
                 record["error"] = f"streamed: no row, in memory {ds.num_rows}"
         except Exception as exc:  # noqa: BLE001

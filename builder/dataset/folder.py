@@ -21,7 +21,7 @@ from builder.dataset.destination import open_destination
 from builder.dataset.progress import SECONDS_PER_ROW, Progress, hms
 from builder.dataset.renumber import is_empty, renumber
 from builder.dataset.shards import ShardJob
-from builder.sources import build_plan, grouped, shard_options
+from builder.sources import build_plan, grouped, planned, shard_options
 from builder.warp_backend import codegen
 
 # writes README.md and its plots into a folder of finished shards, for the build that wrote them
@@ -113,7 +113,7 @@ def _run(request: BuildRequest, dest, runner, evidence: str | None, resume: bool
     runner.run(jobs, on_done)
     progress.summary()
     for source, opts in grouped(request):
-        for o in opts[:1] if source.shared_shards else opts:
+        for o in planned(source, opts):
             mine = [s for s in shards if s.source == source.name and (source.shared_shards or s.config == o.config)]
             source.report([records[s.key()].get("summary", {}) for s in mine], o.config)
     return [records[s.key()] for s in shards]

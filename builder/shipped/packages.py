@@ -233,11 +233,13 @@ def require(sources: tuple[str, ...]) -> None:
             f"'.[{extras}]' from the repository; --real-sources picks fewer packages"
         )
     # a module that imports an optional package its package needs would be skipped without it: other rows
-    missing = sorted({n for p in packages_of(sources) for n in p.needs if importlib.util.find_spec(n) is None})
+    needy = [p for p in packages_of(sources) if p.needs]
+    missing = sorted({n for p in needy for n in p.needs if importlib.util.find_spec(n) is None})
     if missing:
+        extras = ",".join(sorted({EXTRA_OF_USE[p.use] for p in needy}))
         raise ConfigError(
-            f"the shipped kernels of {', '.join(p.distribution for p in packages_of(sources) if p.needs)} need "
-            f"{', '.join(missing)} installed: pip install -e '.[real-train]' from the repository"
+            f"the shipped kernels of {', '.join(p.distribution for p in needy)} need {', '.join(missing)} "
+            f"installed: pip install -e '.[{extras}]' from the repository"
         )
 
 

@@ -46,12 +46,13 @@ def plan(opts: BuildOptions) -> list[Shard]:
 def build_plan(request: BuildRequest) -> list[Shard]:
     """The shards of a build of several configs: each source's shards once (each config's, for a source whose
     configs do not share shards), in ``SOURCES`` order."""
-    return [
-        shard
-        for source, opts in grouped(request)
-        for o in (opts[:1] if source.shared_shards else opts)
-        for shard in source.plan(o)
-    ]
+    return [shard for source, opts in grouped(request) for o in planned(source, opts) for shard in source.plan(o)]
+
+
+def planned(source: RowSource, opts: tuple[BuildOptions, ...]) -> tuple[BuildOptions, ...]:
+    """The options ``source`` plans (and reports) shards with: the first config's where its configs share shards,
+    each config's where they do not."""
+    return opts[:1] if source.shared_shards else opts
 
 
 def shard_options(request: BuildRequest, shard: Shard) -> tuple[BuildOptions, ...]:

@@ -89,10 +89,12 @@ def _rows(g: Gen) -> None:
     if "sum" in kinds:
         s = k.fresh(rng.choice(("s", "total_t", "row_sum")))
         k.emit(f"{s} = {_reduction(g, cur)}")
-        if rng.random() < g.p.tile_step:  # the reduced value read back as a scalar by every thread
-            sums = k.array(T.F32, "out", stem=rng.choice(("row_sums", "sums", "norms")), ndim=1, shape=(rows,))
-            k.emit(f"{sums.name}[{i}] = wp.tile_extract({s}, 0)")
-        elif rng.random() < g.p.odds.row_sum_atomic:
+        # Stored by the block, never `sums[i] = wp.tile_extract(s, 0)` from every lane (4.2.1; that was drawn at
+        # tile_step before): on an H200, Warp 1.19's CUDA adjoint of tile_extract adds the adjoint of every lane
+        # that stored it, so a differentiable reduction (tile_sum, the squared norm) got block_dim times the
+        # CPU's gradient (32x at block_dim 32, 64x at 64; docs/gpu-verification.md). The draw is kept so the
+        # other programs stay as they were.
+        if rng.random() >= g.p.tile_step and rng.random() < g.p.odds.row_sum_atomic:
             acc = k.array(T.F32, "acc", stem=rng.choice(("total", "loss", "sum_out")), ndim=1, length=1, op="add")
             k.emit(f"wp.tile_atomic_add({acc.name}, {s})")
         else:
@@ -163,9 +165,9 @@ def _reduction(g: Gen, t: str) -> str:
         return f"wp.tile_reduce({g.rng.choice(('wp.add', 'wp.max', 'wp.min'))}, {t})"
     if r < odds.reduce_sum + odds.reduce_op + odds.reduce_extreme:
         return f"wp.tile_{g.rng.choice(('max', 'min'))}({t})"
-    # not wp.tile_dot(t, t): on an H100, Warp 1.19's CUDA adjoint of tile_dot added every lane's adjoint of the
-    # extracted result, so a block of 32 lanes each storing it got 32 times the gradient (64 t, where the CPU
-    # and the derivative give 2 t); the element-wise square and the sum differentiate alike on both devices
+    # the element-wise square summed (4.2.0; wp.tile_dot(t, t) before). The one GPU mismatch that led here was the
+    # every-lane `tile_extract` store of the result (see _rows), not tile_dot: with tile_sum it gave the same
+    # block_dim-fold gradient on an H200
     return f"wp.tile_sum(wp.tile_map(wp.mul, {t}, {t}))"
 
 

@@ -1,4 +1,4 @@
-"""Tile programs: the squared-norm reduction is written so that its gradient is the same on the GPU and the CPU."""
+"""Tile programs: reductions are written and stored so that their gradient is the same on the GPU and the CPU."""
 
 import re
 
@@ -15,12 +15,23 @@ def _squared_norm_programs(n: int = 400) -> list:
     return [d.program for i in range(n) if SQUARED_NORM.search((d := sample(0, "train", i, ("tile",))).program.source)]
 
 
+EVERY_LANE_EXTRACT_STORE = re.compile(r"^    \w+\[[^\]]+\] = wp\.tile_extract\(", re.M)
+
+
 def test_the_squared_norm_is_a_sum_of_squares_not_tile_dot():
-    # On an H100, Warp 1.19's CUDA adjoint of wp.tile_dot(t, t) gave 32x the gradient when the block's 32 lanes
-    # each stored the extracted result (the one GPU mismatch of 3,832 comparisons, docs/gpu-verification.md)
     sources = [sample(0, "train", i, ("tile",)).program.source for i in range(400)]
     assert not any("wp.tile_dot(" in s for s in sources)
     assert len(_squared_norm_programs()) >= 3
+
+
+def test_no_lane_of_a_block_stores_an_extracted_reduction_unguarded():
+    # On an H200 (Warp 1.19) `out[i] = wp.tile_extract(wp.tile_sum(t), 0)` run by every lane of a block got
+    # block_dim times the CPU's input gradient (32x at 32, 64x at 64): the CUDA adjoint of tile_extract adds
+    # every lane's adjoint. A reduction is stored by the block (tile_store, tile_atomic_add) or by one lane.
+    sources = [sample(s, "train", i, ("tile",)).program.source for s in (0, 1) for i in range(400)]
+    assert [s for s in sources if EVERY_LANE_EXTRACT_STORE.search(s)] == []
+    assert EVERY_LANE_EXTRACT_STORE.search("    i = wp.tid()\n    norms[i] = wp.tile_extract(s, 0)\n")
+    assert not EVERY_LANE_EXTRACT_STORE.search("    if lane == 0:\n        out[i] = total\n")
 
 
 def test_the_squared_norm_gradient_is_twice_the_tile_on_the_cpu():

@@ -27,7 +27,9 @@ package. Its one split is `test`."""
 
 INTRO_TRAIN = """The `real-train` config is written Warp code to train on: the kernels of other packages built on Warp
 (none of them a package `real` scores on; `builder/shipped/packages.py` says which package is for which),
-collected, emitted and compiled exactly as `real`'s are, with the same columns. A model trained on the generated
+collected, emitted and compiled exactly as `real`'s are, with the same columns. A generic kernel its package only
+instantiates at launch has one row per target for its float32 instance, and its `python_source` ends with the
+`wp.overload(...)` declaration that makes it. A model trained on the generated
 configs can mix these rows in (`warp-cuda-ir train --mix-config real-train --mix-share P` takes the rows of its
 target and pass); `validate` checks that none is a duplicate or near duplicate of a `real` kernel. Its one split
 is `train`."""

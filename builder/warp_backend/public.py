@@ -35,8 +35,9 @@ def public_units(
     """For each ``(python_source, cuda_block_dim)``: ``{"cpu": TU, "cuda": TU}`` as Warp's public pipeline
     writes them (normalized), or ``{"error": MESSAGE}`` when Warp refused the program.
 
-    ``python_source`` may also be ``module:DOTTED.NAME:KERNEL``, a kernel of the installed warp package (a
-    ``real`` row), whose module is imported by name as its users import it. ``cuda_block_dim`` is the row's
+    ``python_source`` may also be ``module:DOTTED.NAME:KERNEL``, a kernel of an installed package (a ``real`` or
+    ``real-train`` row), whose module is imported by name as its users import it, followed by lines of
+    ``wp.overload(...)`` declarations to run in that module after the import. ``cuda_block_dim`` is the row's
     ``block_dim`` column (0: a plain ``wp.launch``, Warp's default 256). One
     driver process serves all programs, ``workers`` (default: the CPU count) at a time; it and everything it
     wrote (its temporary files included) are gone when this returns.
@@ -76,7 +77,11 @@ def _one(source: str, block_dim: int, folder: Path, cache: Path) -> dict[str, st
 
     folder.mkdir()
     if source.startswith(MODULE_PREFIX):
-        module = _shipped_kernel_module(*source[len(MODULE_PREFIX) :].split(":"))
+        head, _, declared = source.partition("\n")  # the row's wp.overload(...) declarations, if any
+        name, key = head[len(MODULE_PREFIX) :].split(":")
+        module = _shipped_kernel_module(name, key)
+        if declared:
+            exec(compile(declared, f"<overloads of {key}>", "exec"), vars(sys.modules[name]))
     else:
         (folder / SOURCE_FILE).write_text(source)
         sys.path.insert(0, str(folder))

@@ -44,6 +44,57 @@ def _hide_optional_packages(keep: tuple[str, ...] = ()) -> None:
         sys.modules[name] = None
 
 
+def derive_overload(kernel) -> str:
+    """Declare a float32 instance of a generic kernel its package never instantiates (only for packages used for
+    training: ``Package.use``) and return the declaration as source, or "" when a generic parameter has no such
+    instance.
+
+    A generic kernel has no code until it is given types; its package instantiates it at launch with whatever
+    arrays it is handed. The float32 instance is the one those packages launch most: ``typing.Any`` becomes
+    ``wp.float32``, an array of ``Any`` an array of ``wp.float32`` of the same dimension, an array of float vectors
+    of any length one of ``wp.vec3``. The declaration, ``wp.overload(kernel, {name: type, ...})``, is what the
+    package would write, so it goes into the row's source (``_one_kernel``) and the fidelity reference runs it
+    (``builder.warp_backend.public``). An instance Warp cannot generate code for is taken back.
+    """
+    import typing
+
+    import warp as wp
+    from warp._src import types as t
+
+    spelled, concrete = {}, {}
+    for a in kernel.adj.args:
+        if not t.type_is_generic(a.type):
+            continue
+        if a.type is typing.Any:
+            spelled[a.label], concrete[a.label] = "wp.float32", wp.float32
+        elif t.is_array(a.type) and type(a.type) is t.array and a.type.dtype is typing.Any:
+            nd = a.type.ndim
+            spelled[a.label] = f"wp.array(dtype=wp.float32, ndim={nd})"
+            concrete[a.label] = wp.array(dtype=wp.float32, ndim=nd)
+        elif (
+            t.is_array(a.type)
+            and type(a.type) is t.array
+            and t.type_is_vector(a.type.dtype)
+            and getattr(a.type.dtype, "_wp_scalar_type_", None) is wp.float32
+        ):
+            nd = a.type.ndim
+            spelled[a.label] = f"wp.array(dtype=wp.vec3, ndim={nd})"
+            concrete[a.label] = wp.array(dtype=wp.vec3, ndim=nd)
+        else:
+            return ""
+    try:
+        inst = wp.overload(kernel, concrete)
+    except (TypeError, RuntimeError):
+        return ""
+    try:  # Warp type-checks the body only when it generates code: a float32 that is really a struct fails here
+        codegen.emit_kernel(f"{kernel.key} (float32 instance)", inst, ("cpu",))
+    except WarpRejected:
+        del kernel.overloads[inst.sig]
+        return ""
+    types = ", ".join(f'"{k}": {v}' for k, v in spelled.items())
+    return f"wp.overload({kernel.func.__name__}, {{{types}}})"
+
+
 @dataclass
 class KernelResult:
     """One concrete kernel (a generic kernel's overload counts as its own) of a shipped module."""
@@ -177,7 +228,11 @@ def _kernels_of(name: str) -> list:
     return [found[x] for x in sorted(found, key=lambda t: t[:2])]
 
 
-def _one_kernel(mod: ShippedModule, text: str, kernel, configs: tuple[str, ...], block_dim: int | None):
+def _one_kernel(
+    mod: ShippedModule, text: str, kernel, configs: tuple[str, ...], block_dim: int | None, declared: str = ""
+):
+    """The rows' material for one kernel of ``mod``: one ``KernelResult`` per concrete instance. ``declared``: the
+    overload ``derive_overload`` declared, appended to the source as the package would have written it."""
     from warp._src import types as wp_types
 
     line = kernel.func.__code__.co_firstlineno
@@ -195,7 +250,7 @@ def _one_kernel(mod: ShippedModule, text: str, kernel, configs: tuple[str, ...],
             qualname=kernel.func.__qualname__,
             signature=sig,
             line=line,
-            python_source=ex.source,
+            python_source=ex.source if not declared else ex.source.rstrip("\n") + "\n\n" + declared + "\n",
             unresolved=ex.unresolved,
             nested=ex.nested,
             arg_names=[a.label for a in args],
@@ -249,14 +304,17 @@ def _child(mod: ShippedModule, configs: tuple[str, ...], conn) -> None:
             return
         text = mod.file().read_text(encoding="utf-8")
         for kernel in _kernels_of(mod.name):
+            declared = ""
             if kernel.is_generic and not kernel.overloads:
-                result.not_emitted["generic kernel without overloads"] = (
-                    result.not_emitted.get("generic kernel without overloads", 0) + 1
-                )
-                continue
+                declared = derive_overload(kernel) if mod.package.use == "training" else ""
+                if not declared:
+                    result.not_emitted["generic kernel without overloads"] = (
+                        result.not_emitted.get("generic kernel without overloads", 0) + 1
+                    )
+                    continue
             try:
                 block_dim = block_dim_in_source(text, kernel.func.__name__)
-                result.kernels.extend(_one_kernel(mod, text, kernel, configs, block_dim))
+                result.kernels.extend(_one_kernel(mod, text, kernel, configs, block_dim, declared))
             except ExtractError:
                 result.not_emitted["source not found"] = result.not_emitted.get("source not found", 0) + 1
         made = {k.func.__name__ for k in _kernels_of(mod.name)}

@@ -19,6 +19,23 @@ from builder.sources.plan import Shard, real_shards
 from builder.sources.shipped.rows import Sample, Summary, evidence, report, shipped_rows
 
 
+def overload_declarations(source: str) -> list[str]:
+    """The top-level ``wp.overload(...)`` calls of a row's source, as written."""
+    import ast
+
+    lines = source.splitlines()
+    return [
+        "\n".join(lines[s.lineno - 1 : s.end_lineno])
+        for s in ast.parse(source).body
+        if isinstance(s, ast.Expr)
+        and isinstance(s.value, ast.Call)
+        and isinstance(s.value.func, ast.Attribute)
+        and s.value.func.attr == "overload"
+        and isinstance(s.value.func.value, ast.Name)
+        and s.value.func.value.id == "wp"
+    ]
+
+
 class ShippedSource(RowSource):
     name = "shipped"
     configs = ("real", "real-train")
@@ -52,10 +69,14 @@ class ShippedSource(RowSource):
         ]
 
     def public_reference(self, row: dict) -> tuple[str, int]:
-        """The shipped module, imported by name: Warp writes the unit of the module the kernel is in."""
+        """The shipped module, imported by name: Warp writes the unit of the module the kernel is in; with the
+        row's ``wp.overload(...)`` declarations run in it after the import (a ``real-train`` row of a generic kernel
+        its package never instantiates carries the one it was built from; the package's own are run again, which
+        Warp takes as the same overload)."""
         path = row["source_path"].rsplit(":", 1)[0]
         name = path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
-        return f"module:{name}:{row['kernel_name']}", 0
+        declared = overload_declarations(row["python_source"])
+        return f"module:{name}:{row['kernel_name']}" + "".join(f"\n{d}" for d in declared), 0
 
     def size(self, opts: BuildOptions, split: str, n: int) -> str:
         if evidence(opts.verify) == "none":

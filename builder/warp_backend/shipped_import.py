@@ -50,7 +50,7 @@ def derive_overload(kernel) -> str:
     instance.
 
     A generic kernel has no code until it is given types; its package instantiates it at launch with whatever
-    arrays it is handed. The float32 instance is the one those packages launch most: ``typing.Any`` becomes
+    arrays it is handed. The instance made here is float32, Warp's default float type: ``typing.Any`` becomes
     ``wp.float32``, an array of ``Any`` an array of ``wp.float32`` of the same dimension, an array of float vectors
     of any length one of ``wp.vec3``. The declaration, ``wp.overload(kernel, {name: type, ...})``, is what the
     package would write, so it goes into the row's source (``_one_kernel``) and the fidelity reference runs it

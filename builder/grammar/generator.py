@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from builder.grammar import geometry, idioms, idioms_loops, tiles
+from builder.grammar import geometry, idioms, idioms_loops, indexed, tiles
 from builder.grammar import names as N
 from builder.grammar import wtypes as T
 from builder.grammar.expr import Gen
@@ -27,6 +27,7 @@ BUILDERS = {
     "tile": tiles.tile_kernel,
     "geometry": geometry.geometry,
     "hash": geometry.spatial_hash,
+    "indexed": indexed.indexed,
 }
 VERBS = {
     "particles": ("integrate", "advance", "step", "update"),
@@ -36,6 +37,7 @@ VERBS = {
     "pairwise": ("compute_density", "pair_forces", "neighbor_sum", "collide"),
     "geometry": ("query", "closest_point", "sample", "project", "signed_distance"),
     "hash": ("hash", "bin", "count", "bucket"),
+    "indexed": ("gather", "copy", "apply", "update", "eval", "transform", "sync"),
 }
 
 

@@ -193,12 +193,17 @@ class KernelCtx:
         return E(name, a.dtype, a.iv, True)
 
     # ---------------------------------------------------------------- assembly
-    def annotation(self, a: ArrayArg | Param) -> str:
+    def annotation(self, a: ArrayArg | Param, plain: bool = False) -> str:
+        """``a``'s annotation; ``plain``: the grouped house style's (``float``, ``int``, ``wp.array[T]``)."""
+        t = a.t if isinstance(a, Param) else a.dtype
+        if plain and t.kind != "struct":
+            dt = "float" if t == T.F32 else "int" if t == T.I32 else t.spelling
+        else:
+            dt = spell(t, self.rng, self.p.odds) if t.kind != "struct" else t.spelling
         if isinstance(a, Param):
-            return spell(a.t, self.rng, self.p.odds)
-        dt = spell(a.dtype, self.rng, self.p.odds) if a.dtype.kind != "struct" else a.dtype.spelling
+            return dt
         nd = "" if a.ndim == 1 else f"{a.ndim}d"
-        if self.style:
+        if self.style or plain:
             return f"wp.array{nd}[{dt}]"
         if a.ndim > 1 and self.rng.random() < self.p.odds.array_ndim_keyword:
             return f"wp.array(dtype={dt}, ndim={a.ndim})"
@@ -213,9 +218,14 @@ class KernelCtx:
     def program(self, category: str, kernel_name: str, decorator: str, backward: bool = True) -> Program:
         args = self.ordered_args()
         odds = self.p.odds
-        params = [f"{a.name}: {self.annotation(a)}" for a in args]
         # layout last: it draws after every statement, so it changes how the kernel is written, never what it does
-        sig = layout.signature(kernel_name, params, self.rng, odds)
+        grouped = self.rng.random() < odds.signature_groups  # drawn first: the annotations follow the style
+        groups = None
+        if grouped:  # uniforms first, as the "# Model:" group, then arrays read, then arrays written
+            args = sorted(args, key=lambda a: _GROUP_ORDER[_group(a)])
+            groups = [_group(a) for a in args]
+        params = [f"{a.name}: {self.annotation(a, grouped)}" for a in args]
+        sig = layout.signature(kernel_name, params, self.rng, odds, groups)
         roles = [(a.name, a.role if isinstance(a, ArrayArg) else "param") for a in args]
         doc = layout.docstring(roles, self.rng, odds)
         start = [f"    {self.own} = wp.tid()", *self.guard]
@@ -245,6 +255,16 @@ class KernelCtx:
             self.block_dim,
             backward,
         )
+
+
+_GROUP_ORDER = {"model": 0, "in": 1, "out": 2}
+
+
+def _group(a: ArrayArg | Param) -> str:
+    """The group of a grouped signature an argument belongs to: uniforms, arrays read, arrays written."""
+    if isinstance(a, Param):
+        return "model"
+    return "out" if a.role in ("out", "acc", "inout") else "in"
 
 
 def _two_blank_lines(parts: list[str]) -> str:

@@ -23,7 +23,9 @@ import re
 
 from builder.grammar.odds import Odds
 
-ONE_LINE_WIDTH = 100  # a signature longer than this is written a parameter per line, as formatters do
+# a longer signature is written a parameter per line, as ruff leaves it at the line length of Warp and newton
+# (120; 100 before generator 4.3.0)
+ONE_LINE_WIDTH = 120
 WRAP_WIDTH = 72  # a body statement ending in a call longer than this may be wrapped (real lines run longer)
 
 # phrases a comment over a block may say, by block: what real kernels write there
@@ -36,9 +38,26 @@ _STORE = re.compile(r"[A-Za-z_]\w*\[[^\]]*\]\s*[-+*/]?=")  # the block opens wit
 _VERBS = {"acc": "Accumulate", "inout": "Update", "out": "Compute"}
 
 
-def signature(name: str, params: list[str], rng: random.Random, odds: Odds) -> str:
+# the comment over each group of a grouped signature, by what its parameters are
+GROUP_COMMENTS = {
+    "model": ("# Model:", "# Model:", "# Params:"),
+    "in": ("# Data in:", "# In:", "# Inputs:"),
+    "out": ("# Data out:", "# Out:", "# Outputs:"),
+}
+
+
+def signature(name: str, params: list[str], rng: random.Random, odds: Odds, groups: list[str] | None = None) -> str:
     """The ``def`` line(s): on one line when short enough and drawn so, else a parameter per line with the
-    trailing comma a formatter leaves."""
+    trailing comma a formatter leaves. With ``groups`` (each parameter's group, a key of ``GROUP_COMMENTS``,
+    parameters of a group together) a parameter per line, each group under its comment."""
+    if groups is not None:
+        lines, last = [], None
+        for p, group in zip(params, groups):
+            if group != last:
+                lines.append(f"    {rng.choice(GROUP_COMMENTS[group])}\n")
+                last = group
+            lines.append(f"    {p},\n")
+        return f"def {name}(\n" + "".join(lines) + "):"
     one = f"def {name}({', '.join(params)}):"
     if len(one) <= ONE_LINE_WIDTH and rng.random() < odds.signature_one_line:
         return one

@@ -58,7 +58,10 @@ class Odds:
     vec_suffixed: float = 0.1  # a float32 vector annotated with its suffixed alias (wp.vec3f)
     array_ndim_keyword: float = 0.4  # a multi-dimensional array annotated wp.array(dtype=T, ndim=n)
     # how the kernel is written out (layout.py; generator 4.0.0): no statement changes
-    signature_one_line: float = 0.55  # a signature that fits in 100 characters written on one line
+    signature_one_line: float = 0.55  # a signature that fits in layout.ONE_LINE_WIDTH written on one line
+    # generator 4.3.0: one house style drawn whole (a project writes all its kernels one way): parameters a line
+    # each under group comments (uniforms as "# Model:", arrays read, arrays written), types spelled plainly
+    signature_groups: float = 0.15
     docstring: float = 0.35  # the kernel opens with a one-line docstring
     docstring_sources: float = 0.7  # that docstring also names what the kernel reads
     block_comments: float = 0.45  # its blocks (loads, body) may carry a comment line
@@ -82,6 +85,23 @@ class Odds:
     stencil_early_exit: float = 0.5  # a stencil's boundary handled by an early return rather than an if block
     stencil_source: float = 0.4  # a stencil update adds a source term
     stencil_else_copy: float = 0.6  # an if-block stencil copies the centre on the boundary
+    # kernel bodies through index arrays (indexed.py, generator 4.3.0)
+    indexed_counted: float = 0.25  # a link, gather or copy kernel runs only up to a device counter (`count[0]`)
+    operand_gathered: float = 0.35  # what a gathered value meets: another array read through the same link
+    operand_read: float = 0.35  # ... or the thread's own element of an input (else a computed value)
+    gathered_scales: float = 0.5  # a gathered float scales a value rather than divides it
+    indexed_combine: float = 0.15  # a gathered result combined with another value
+    link_block: float = 0.5  # a link's work inside `if body >= 0:` rather than after `if body == -1: return`
+    link_test_minus_one: float = 0.5  # a missing link tested `== -1` rather than `< 0`
+    link_exit_store: float = 0.5  # the threads a missing link turns off store a zero before they return
+    gathered_bound: float = 0.6  # a gathered value bound to a local first
+    link_block_nonnegative: float = 0.5  # the block's test `>= 0` rather than `!= -1`
+    flag_bits: float = 0.4  # a flag tested as a bit of a flags word, `(flags[i] & 1) == 0`
+    gate_early_exit: float = 0.5  # a flag-gated store by an early exit rather than if / else
+    select_on_flag: float = 0.5  # a literal-initialized value overwritten under a flag rather than a comparison
+    select_combine: float = 0.4  # that value combined with another before it is stored
+    pair_flattened: float = 0.5  # a pair's ends at 2 p and 2 p + 1 of a flat array rather than a 2-D one
+    pair_measure: float = 0.5  # a pair stores its squared length rather than applying a force to both ends
     # kernel bodies: reductions, sparse rows, pairs (idioms_loops.py)
     total_subtracted: float = 0.15  # a total accumulated with wp.atomic_sub rather than wp.atomic_add
     total_in_double: float = 0.3  # a vec3 total summed in double precision (wp.vec3d)

@@ -56,9 +56,9 @@ def test_bad_odds_are_refused_by_name(change, match):
 _F32_ARRAY = re.compile(r"wp\.array\w*(?:\[(float|wp\.float32)\]|\(dtype=(float|wp\.float32)[,)])")
 
 
-def _annotations(monkeypatch, float_plain: float) -> set[str]:
+def _annotations(monkeypatch, float_plain: float, signature_groups: float = 0.0) -> set[str]:
     policy = POLICIES["arithmetic"]
-    odds = dataclasses.replace(policy.odds, float_plain=float_plain)
+    odds = dataclasses.replace(policy.odds, float_plain=float_plain, signature_groups=signature_groups)
     monkeypatch.setitem(POLICIES, "arithmetic", dataclasses.replace(policy, odds=odds))
     seen: set[str] = set()
     for i in range(40):
@@ -71,3 +71,5 @@ def test_an_odd_steers_the_programs(monkeypatch):
     """float32 arrays are annotated ``float`` or ``wp.float32`` exactly as ``odds.float_plain`` says."""
     assert _annotations(monkeypatch, 1.0) == {"float"}
     assert _annotations(monkeypatch, 0.0) == {"wp.float32"}
+    # the grouped house style is drawn whole: its types are spelled plainly whatever float_plain says
+    assert _annotations(monkeypatch, 0.0, signature_groups=1.0) == {"float"}

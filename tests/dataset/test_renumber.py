@@ -13,8 +13,9 @@ import yaml
 
 from tests.dataset.helpers import run
 
-# seed 41's test program 0 is declared without an adjoint (enable_backward=False), so its shard has no backward row
-ARGS = ["--configs", "cuda-forward,cuda-backward", "--seed", "41", "--verify", "none", "--num-shards", "3"]
+# seed 49's test program 0 is declared without an adjoint (enable_backward=False), so its shard has no backward row
+# (generator 4.3.0; seed 41 before)
+ARGS = ["--configs", "cuda-forward,cuda-backward", "--seed", "49", "--verify", "none", "--num-shards", "3"]
 SIZES = ["--num-train", "3", "--num-validation", "3", "--num-test", "3"]
 
 

@@ -18,7 +18,7 @@ NVCC = shutil.which("nvcc") or (
 
 
 @pytest.mark.skipif(not NVCC or not os.path.exists(NVCC), reason="nvcc not installed")
-@pytest.mark.parametrize("index", [0, 5, 13])
+@pytest.mark.parametrize("index", [0, 5, 14])  # kernels with an adjoint at generator 4.3.0
 def test_nvcc_compiles_module_source(index, tmp_path):
     program = sample(21, "test", index, CATEGORIES).program
     tu = codegen.emit(f"index={index}", program.source, f"nv_{index}", ("cuda-backward",))["cuda-backward"].tu

@@ -49,17 +49,9 @@ def _check_same(opts: TrainOptions, saved: dict, run: Path) -> None:
         )
 
 
-def _mix(opts: TrainOptions) -> tuple[str, str, float] | None:
-    """(folder, config, share) of the rows mixed into training, None when none are."""
-    return (opts.mix_data or opts.data, opts.mix_config, opts.mix_share) if opts.mix_config else None
-
-
 def _start(opts: TrainOptions, run: Path, progress: Callable[[str], None]):
-    mixed_in = f" with {opts.mix_share:g} of {opts.mix_config}/train" if opts.mix_config else ""
-    progress(f"training the BPE tokenizer ({opts.model.vocab_size} tokens) on {opts.config}/train{mixed_in}")
-    tok = tokenizer.train_on_split(
-        opts.data, opts.config, opts.model.vocab_size, opts.tokenizer_rows, _mix(opts), opts.seed
-    )
+    progress(f"training the BPE tokenizer ({opts.model.vocab_size} tokens) on {opts.config}/train")
+    tok = tokenizer.train_on_split(opts.data, opts.config, opts.model.vocab_size, opts.tokenizer_rows)
     sample = stream.open_split(opts.data, opts.config, "train").take(1000)
     stats = tokenizer.tokens_per_row(tok, sample)
     run.mkdir(parents=True)
@@ -98,9 +90,8 @@ def prepare(opts: TrainOptions, resume: bool, progress: Callable[[str], None]) -
     sched = get_cosine_with_min_lr_schedule_with_warmup(opt, opts.warmup_steps, opts.max_steps, min_lr_rate=0.1)
     scaler = torch.amp.GradScaler(device.type, enabled=_device()[1] == torch.float16)
     rank, world = stream.rank_from_env()
-    rows = stream.RowStream(
-        opts.data, opts.config, opts.seed, opts.buffer_size, rank, world, opts.train_rows, _mix(opts)
-    )
+    mix = (opts.mix_data or opts.data, opts.mix_config, opts.mix_share) if opts.mix_config else None
+    rows = stream.RowStream(opts.data, opts.config, opts.seed, opts.buffer_size, rank, world, opts.train_rows, mix)
     step = 0
     if found:
         trainer, stream_state = checkpoint.load_trainer(found[-1])

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from builder.train.prompt import SPECIAL
-from builder.train.stream import mixed, open_split
+from builder.train.stream import open_split
 
 # Identifier pieces, each isolated: an upper-case run before a capitalised word (HTTP|Server), an optionally
 # capitalised lower-case run, an upper-case run, any other letters. What the pattern does not match (``_``,
@@ -66,16 +66,9 @@ def train(rows: Iterable[dict], vocab_size: int):
     return tok
 
 
-def train_on_split(
-    data: str, config: str, vocab_size: int, max_rows: int = 0, mix: tuple[str, str, float] | None = None, seed: int = 0
-):
-    """Train on the first ``max_rows`` rows of the train split in stored order (0: all of them). With ``mix``
-    ((folder, config, share), as the trainer mixes rows in) on the mixed rows, in the trainer's seeded order: the
-    tokenizer learns the text the model trains on, so the written kernels of a mixed-in config get merges of their
-    own rather than the generated rows' alone."""
+def train_on_split(data: str, config: str, vocab_size: int, max_rows: int = 0):
+    """Train on the first ``max_rows`` rows of the train split in stored order (0: all of them)."""
     ds = open_split(data, config, "train")
-    if mix:
-        ds = mixed(ds, config, seed, *mix)
     return train(ds.take(max_rows) if max_rows else ds, vocab_size)
 
 

@@ -84,20 +84,3 @@ def test_tokens_per_row_summary(tiny, bpe):
     assert set(stats) == {"python_source", "ir"}
     ir = stats["ir"]
     assert ir["rows"] == 40 and 0 < ir["median"] <= ir["p95"] <= ir["max"]
-
-
-def test_a_mixed_in_config_is_part_of_what_the_tokenizer_learns(tiny, written, bpe):
-    """With written kernels mixed into training, the tokenizer is trained on the mixed rows (seeded, so the same
-    mix gives the same merges) and spends fewer tokens on the written rows than one that saw generated rows only."""
-    mix = (str(written), "real-train", 0.5)
-    mixed_tok = tokenizer.train_on_split(str(tiny), "cpu", vocab_size=400, mix=mix, seed=5)
-    assert tokenizer.train_on_split(str(tiny), "cpu", vocab_size=400, mix=mix, seed=5).to_str() == mixed_tok.to_str()
-    assert mixed_tok.to_str() != bpe.to_str()
-    texts = [
-        t
-        for r in open_split(str(written), "real-train", "train")
-        if r["target"] == "cpu"
-        for t in (r["python_source"], r["ir"])
-    ]
-    assert texts
-    assert sum(len(mixed_tok.encode(t).ids) for t in texts) < sum(len(bpe.encode(t).ids) for t in texts)

@@ -103,7 +103,8 @@ def _through(g: Gen, gt: WType, x: E, through: str) -> E:
     if gt == T.TRANSFORM:
         v = _operand(g, VEC3, x, through)
         fn = rng.choice(("wp.transform_point", "wp.transform_vector"))
-        reach = mag(v.iv) + (2.0 if fn == "wp.transform_point" else 0.0)
+        # a rotation can move a component bounded by m up to m * sqrt(3); the point adds the translation's bound
+        reach = 1.75 * mag(v.iv) + (2.0 if fn == "wp.transform_point" else 0.0)
         return E(f"{fn}({x.code}, {v.code})", VEC3, T.sym(reach), True)
     if gt == VEC3:
         v = _operand(g, VEC3, x, through)

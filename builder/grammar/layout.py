@@ -38,7 +38,8 @@ _STORE = re.compile(r"[A-Za-z_]\w*\[[^\]]*\]\s*[-+*/]?=")  # the block opens wit
 _VERBS = {"acc": "Accumulate", "inout": "Update", "out": "Compute"}
 
 
-# the comment over each group of a grouped signature, by what its parameters are
+# the comment over each group of a grouped signature, by what its parameters are (a phrase listed twice is drawn
+# twice as often: mujoco-warp's uniforms are all "# Model:")
 GROUP_COMMENTS = {
     "model": ("# Model:", "# Model:", "# Params:"),
     "in": ("# Data in:", "# In:", "# Inputs:"),

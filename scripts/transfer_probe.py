@@ -27,6 +27,7 @@ import dataclasses
 import json
 import math
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.cli import main as cli
+from builder.dataset import interrupts
 from builder.errors import ConfigError, OutputExists
 
 GEN_BUILD = ["--configs", "cpu", "--verify", "none", "--num-validation", "0", "--num-test", "200", "--num-proc", "1"]
@@ -194,6 +196,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="transfer_probe.json", help="the report (JSON)")
     args = p.parse_args(argv)
     started = time.monotonic()
+    # SIGTERM and SIGHUP unwind like Ctrl-C: the temporary run folder is removed, exit 128 + signal
+    with interrupts.catch() as caught:
+        try:
+            return _run(args, started)
+        except KeyboardInterrupt:
+            signum = caught.signum or signal.SIGINT
+            print(f"transfer_probe: interrupted ({signal.Signals(signum).name})", file=sys.stderr, flush=True)
+            return 128 + signum
+
+
+def _run(args, started: float) -> int:
     try:
         protocol = Protocol(steps=args.steps, seed=args.seed, threads=args.threads)
         if bool(args.mix_data) != bool(args.mix_share):

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
+import subprocess
+import sys
 import tempfile
+import time
+from pathlib import Path
 
 import pytest
 
@@ -73,3 +79,29 @@ def test_bad_options_exit_2(both, tmp_path, argv, capsys):
     assert P.main(["--data", both, "--real-data", both, "--out", str(tmp_path / "p.json"), *argv]) == 2
     assert capsys.readouterr().err.startswith("transfer_probe: error: ")
     assert not (tmp_path / "p.json").exists()
+
+
+def test_a_terminated_probe_leaves_no_temporary_folder(both, tmp_path):
+    """SIGTERM while training: one line, exit 128 + 15, no report, and the temporary run folder removed."""
+    root = Path(__file__).resolve().parents[2]
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    out = tmp_path / "probe.json"
+    cmd = [sys.executable, str(root / "scripts" / "transfer_probe.py"), "--data", both, "--real-data", both]
+    env = {**os.environ, "TMPDIR": str(scratch), "HF_HUB_OFFLINE": "1"}
+    cmd += ["--steps", "100000", "--out", str(out)]
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 240
+        while not list(scratch.glob("transfer_probe_*/run")) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert proc.poll() is None, proc.communicate()[1].decode()[-2000:]
+        time.sleep(1.0)  # well inside the training loop
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM, err.decode()[-2000:]
+    assert err.decode().strip().splitlines()[-1] == "transfer_probe: interrupted (SIGTERM)"
+    assert not out.exists()
+    assert not list(scratch.glob("transfer_probe_*"))

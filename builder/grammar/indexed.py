@@ -185,6 +185,18 @@ def _flag(g: Gen) -> str:
     return f"{a.name}[{i}] == 0"
 
 
+def _assigned_in_block(g: Gen, t: WType, target: str) -> E:
+    """``target = <computed value>`` as the body of the block the caller just opened; the value is returned."""
+    k = g.k
+    k.indent += 1
+    k.frames.push()
+    value = g.compose(t, depth(g), True)
+    k.emit(f"{target} = {value.code}")
+    k.frames.pop()
+    k.indent -= 1
+    return value
+
+
 def _gate(g: Gen, _: bool) -> None:
     """``if flags[i] == 0: out[i] = 0.0; return``, then the computed store."""
     k, rng = g.k, g.rng
@@ -199,12 +211,7 @@ def _gate(g: Gen, _: bool) -> None:
     k.emit(f"if {test}:")
     k.emit(f"    {out.name}[{k.own}] = {_zero(t)}")
     k.emit("else:")
-    k.indent += 1
-    k.frames.push()
-    value = g.compose(t, depth(g), True)
-    k.emit(f"{out.name}[{k.own}] = {value.code}")
-    k.frames.pop()
-    k.indent -= 1
+    _assigned_in_block(g, t, f"{out.name}[{k.own}]")
 
 
 def _select(g: Gen, _: bool) -> None:
@@ -218,12 +225,7 @@ def _select(g: Gen, _: bool) -> None:
         c = g.cond()
         test = c.code
     k.emit(f"if {test.replace('== 0', '!= 0') if '== 0' in test else test}:")
-    k.indent += 1
-    k.frames.push()
-    value = g.compose(t, depth(g), True)
-    k.emit(f"{name} = {value.code}")
-    k.frames.pop()
-    k.indent -= 1
+    value = _assigned_in_block(g, t, name)
     k.defs[name] = k.atoms(value.code)
     result = E(name, t, T.iv_union(value.iv, (0.0, 0.0)), True, ATOM)
     out = k.array(t, "out", stem=rng.choice(OUT_NAMES[t]))

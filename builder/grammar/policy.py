@@ -130,6 +130,11 @@ class Policy:
 
 
 _BASE = Policy("elementwise")
+# generator 4.3.0's kernels through index arrays; shallow expressions: such kernels index and test more than they
+# compute
+_INDEXED = replace(
+    _BASE, name="indexed", idiom="indexed", type_names=("f32", "vec3"), out_type_names=("vec3", "f32"), depth=(1, 2)
+)
 
 POLICIES: dict[str, Policy] = {
     p.name: p
@@ -279,32 +284,9 @@ POLICIES: dict[str, Policy] = {
             tile_step=0.4,
         ),
         # generator 4.3.0: data moved through index arrays, one item per thread or a batch of worlds
-        # (shallow expressions: such kernels index and test more than they compute)
-        replace(
-            _BASE,
-            name="indexed",
-            idiom="indexed",
-            type_names=("f32", "vec3"),
-            out_type_names=("vec3", "f32"),
-            depth=(1, 2),
-        ),
-        replace(
-            _BASE,
-            name="indexed_worlds",
-            idiom="indexed",
-            type_names=("f32", "vec3"),
-            out_type_names=("vec3", "f32"),
-            dims=(2,),
-            depth=(1, 2),
-        ),
-        replace(
-            _BASE,
-            name="indexed_state",
-            idiom="indexed",
-            type_names=("vec3", "f32", "transform"),
-            out_type_names=("vec3", "f32"),
-            depth=(1, 2),
-        ),
+        _INDEXED,
+        replace(_INDEXED, name="indexed_worlds", dims=(2,)),
+        replace(_INDEXED, name="indexed_state", type_names=("vec3", "f32", "transform")),
     )
 }
 

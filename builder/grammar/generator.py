@@ -55,7 +55,7 @@ def generate(rng: random.Random, category: str) -> Program:
     g = Gen(k)
     BUILDERS[p.idiom](g)
     _finish_uniforms(k)
-    name = k.fresh(_kernel_name(rng, p))
+    name = k.fresh(k.namer.kernel(_kernel_name(rng, p)))
     decorator, backward = _decorator(rng, p, k)
     return k.program(category, name, decorator, backward)
 

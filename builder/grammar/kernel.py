@@ -19,6 +19,7 @@ from builder.grammar.policy import Policy
 from builder.grammar.program import Param, Program
 from builder.grammar.scope import ArrayArg, Frames, Local
 from builder.grammar.wtypes import ATOM, E, Interval, WType, lit
+from builder.rng import derive_rng
 
 _IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 RESERVED = {"wp", "float", "int", "range", "min", "max", "abs", "len", "Any", "return", "for", "in", "if", "and", "or"}
@@ -80,6 +81,9 @@ class KernelCtx:
         self.block_dim = 0
         self.helper = False  # the body of a @wp.func: reads only its parameters
         self.style = rng.random() < policy.subscript_annotations  # wp.array[T] rather than wp.array(dtype=T)
+        # names draw from a stream derived from this one's state without drawing from it: the same programs
+        # come out whatever the names (a Mersenne Twister state's repr is the same on every platform)
+        self.namer = N.Namer(derive_rng("names", rng.getstate()), policy.odds)
 
     # ---------------------------------------------------------------- names and lines
     def fresh(self, stem: str) -> str:
@@ -100,7 +104,7 @@ class KernelCtx:
 
     def bind(self, stem: str, e: E, outer: bool = False) -> E:
         """``name = e`` as a new local; the local is what the caller goes on to use."""
-        name = self.fresh(stem)
+        name = self.fresh(self.namer.local(stem))
         self.emit(f"{name} = {e.code}")
         self.defs[name] = self.atoms(e.code)
         self.frames.add(Local(name, e.t, e.iv, e.varies), outer)
@@ -115,7 +119,9 @@ class KernelCtx:
     # ---------------------------------------------------------------- arguments
     def array(self, t: WType, role: str, iv: Interval = (0.0, 0.0), stem: str = "", **kw) -> ArrayArg:
         pool = (N.OUTPUTS if role in ("out",) else N.ARRAYS)[N.kind(t)]
-        a = ArrayArg(self.fresh(stem or self.rng.choice(pool)), t, kw.pop("ndim", self.ndim), role, iv, **kw)
+        a = ArrayArg(
+            self.fresh(stem or self.namer.argument(self.rng.choice(pool))), t, kw.pop("ndim", self.ndim), role, iv, **kw
+        )
         self.args.append(a)
         self.defs[a.name] = frozenset((a.name,))
         return a
@@ -145,10 +151,10 @@ class KernelCtx:
             return E(f"{arg}.{fname}", t, iv, False)
         if t in (T.F32, T.I32) and self.rng.random() < self.p.odds.param_in_array:
             # a one-element array read at [0]: how real code passes a value the host (or a graph) updates in place
-            a = ArrayArg(self.fresh(stem), t, 1, "in", iv, shape=(1,))
+            a = ArrayArg(self.fresh(self.namer.parameter(stem)), t, 1, "in", iv, shape=(1,))
             self.args.append(a)
             return E(f"{a.name}[0]", t, iv, False)
-        p = Param(self.fresh(stem), t, iv)
+        p = Param(self.fresh(self.namer.parameter(stem)), t, iv)
         self.args.append(p)
         return E(p.name, t, iv, False)
 

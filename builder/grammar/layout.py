@@ -13,7 +13,7 @@ statement ending in a long call may have the call's arguments on their own lines
 
 Every choice is drawn from the program's own random stream after its statements (``KernelCtx.program``), with
 the probabilities in ``Odds`` (``signature_one_line``, ``docstring``, ``docstring_sources``, ``block_comments``,
-``block_comment_each``, ``blank_lines``, ``body_blank_lines``, ``wrap_calls``).
+``block_comment_each``, ``inner_comments``, ``blank_lines``, ``body_blank_lines``, ``wrap_calls``).
 """
 
 from __future__ import annotations
@@ -33,6 +33,26 @@ _COMMENTS = {
     "loads": ("# load inputs", "# read this thread's values", "# gather inputs", "# fetch"),
     "body": ("# compute", "# update", "# per-thread work", "# evaluate"),
     "store": ("# write the result", "# store results", "# write back", "# output"),
+}
+# phrases a comment opening a block inside the body may say, by the statement that opens it (generator 4.4.0:
+# real kernels comment their branches and loops from the inside, and some comments run over two lines)
+_INNER_COMMENTS = {
+    "if": (
+        "# only where the test holds",
+        "# skip the rest",
+        "# boundary case",
+        "# clamp to the valid range",
+        "# inactive elements keep their value\n# and contribute nothing",
+    ),
+    "elif": ("# the other side", "# next case"),
+    "else": ("# otherwise", "# fallback", "# interior: the full update"),
+    "for": (
+        "# accumulate over the terms",
+        "# loop over neighbors",
+        "# sum the contributions",
+        "# unrolled by Warp when the trip count is static\n# (range(wp.static(n)))",
+    ),
+    "while": ("# iterate until done",),
 }
 _STORE = re.compile(r"[A-Za-z_]\w*\[[^\]]*\]\s*[-+*/]?=")  # the block opens with a store into an array
 _VERBS = {"acc": "Accumulate", "inout": "Update", "out": "Compute"}
@@ -98,11 +118,28 @@ def blocks(parts: list[tuple[str, list[str]]], rng: random.Random, odds: Odds) -
             indent = lines[0][: len(lines[0]) - len(first)]
             stores = kind == "body" and _STORE.match(first) is not None
             out.append(indent + rng.choice(_COMMENTS["store" if stores else kind]))
+        if kind == "body" and comment:
+            lines = _inner_comments(lines, rng, odds.inner_comments)
         if kind == "body" and blank:
             lines = _spaced(lines, rng, odds.body_blank_lines)
         if kind != "start" and rng.random() < odds.wrap_calls:
             lines = [w for line in lines for w in _wrapped(line)]
         out += lines
+    return out
+
+
+def _inner_comments(lines: list[str], rng: random.Random, chance: float) -> list[str]:
+    """The body with a comment as the first line of some blocks it opens (an ``if``, ``else`` or loop body)."""
+    out: list[str] = []
+    opener = ""
+    for line in lines:
+        first = line.lstrip()
+        if opener and rng.random() < chance:
+            indent = line[: len(line) - len(first)]
+            out += [indent + c for c in rng.choice(_INNER_COMMENTS[opener]).split("\n")]
+        out.append(line)
+        word = first.split(" ", 1)[0].rstrip(":")
+        opener = word if first.endswith(":") and word in _INNER_COMMENTS else ""
     return out
 
 

@@ -61,16 +61,26 @@ class Odds:
     signature_one_line: float = 0.55  # a signature that fits in layout.ONE_LINE_WIDTH written on one line
     # generator 4.3.0: one house style drawn whole (a project writes all its kernels one way): parameters a line
     # each under group comments (uniforms as "# Model:", arrays read, arrays written), types spelled plainly
-    signature_groups: float = 0.15
-    docstring: float = 0.35  # the kernel opens with a one-line docstring
+    signature_groups: float = 0.16  # (0.15 at 4.3.0)
+    docstring: float = 0.3  # the kernel opens with a one-line docstring (0.35 before 4.4.0)
     docstring_sources: float = 0.7  # that docstring also names what the kernel reads
-    block_comments: float = 0.45  # its blocks (loads, body) may carry a comment line
+    block_comments: float = 0.3  # its blocks (loads, body) may carry a comment line (0.45 before 4.4.0)
     block_comment_each: float = 0.6  # ... and each of them does
+    inner_comments: float = 0.6  # ... and a block inside the body (a branch, a loop) opens with one (4.4.0)
     blank_lines: float = 0.3  # a blank line between its blocks (always before a comment that follows a block)
     # generator 4.2.0: blank lines between the body's statements, and long calls written an argument per line
     body_blank_lines: float = 0.3  # with blank_lines, a blank line before each top-level statement of the body
     wrap_calls: float = 0.7  # a block's statements ending in a call past layout.WRAP_WIDTH wrapped as ruff would
     param_in_array: float = 0.12  # a uniform float or int passed as a one-element array and read at [0]
+    # names (names.Namer, generator 4.4.0): drawn from their own stream, so they change no statement
+    qualified_names: float = 0.5  # a kernel names its data after a domain (body_q, contact_normal)
+    qualified_argument: float = 0.7  # ... each array argument drawn from a pool then does
+    qualified_param: float = 0.3  # ... each uniform
+    qualified_local: float = 0.25  # ... each computed local, by the domain or by the frame it is expressed in
+    local_frame: float = 0.5  # that local suffixed with its frame (p_w, X_wb) rather than prefixed with a domain
+    qualified_kernel: float = 0.5  # ... the kernel's own name (integrate_body_forces)
+    domain_repeat: float = 0.75  # a qualified name takes the kernel's domain rather than another word
+    name_modifier: float = 0.08  # an array argument's name takes a modifier (positions_prev, mass_inv)
     # kernel bodies: guards, writes, particles, stencils (idioms.py)
     store_components: float = 0.4  # a vector output of a 1-D launch stored per component, out[i, 0] = v[0] (4.2.0)
     mask_compared: float = 0.7  # a mask tested with `== 0` rather than `not`

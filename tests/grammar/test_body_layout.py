@@ -35,3 +35,27 @@ def test_generated_long_lines_wrap_to_the_same_statement():
                 assert _same_statement(line), line
                 checked += 1
     assert checked > 10, "too few long lines left unwrapped to judge"
+
+
+def test_inner_comments_open_blocks_at_their_indent_and_change_no_statement():
+    import random
+
+    from builder.grammar.layout import _inner_comments
+
+    body = [
+        "    if x > 0.0:",
+        "        y = x * 2.0",
+        "    else:",
+        "        y = 0.0",
+        "    for j in range(4):",
+        "        y += 1.0",
+        "    out[i] = y",
+    ]
+    commented = _inner_comments(body, random.Random(0), 1.0)
+    source = "def f(x, out, i):\n" + "\n".join(commented)
+    assert ast.dump(ast.parse(source)) == ast.dump(ast.parse("def f(x, out, i):\n" + "\n".join(body)))
+    for n, line in enumerate(commented):
+        if line.lstrip().startswith("#"):
+            nxt = next(c for c in commented[n:] if not c.lstrip().startswith("#"))
+            assert len(line) - len(line.lstrip()) == len(nxt) - len(nxt.lstrip()) == 8
+    assert sum(line.lstrip().startswith("#") for line in commented) >= 3

@@ -35,24 +35,25 @@ _COMMENTS = {
     "store": ("# write the result", "# store results", "# write back", "# output"),
 }
 # phrases a comment opening a block inside the body may say, by the statement that opens it (generator 4.4.0:
-# real kernels comment their branches and loops from the inside, and some comments run over two lines)
+# real kernels comment their branches and loops from the inside, and some comments run over two lines): templates
+# true of any block they open, like the block comments above
 _INNER_COMMENTS = {
     "if": (
         "# only where the test holds",
-        "# skip the rest",
-        "# boundary case",
-        "# clamp to the valid range",
-        "# inactive elements keep their value\n# and contribute nothing",
+        "# the case the test selects",
+        "# this branch only",
+        "# threads that pass the test",
+        "# threads that fail the test\n# skip this block",
     ),
-    "elif": ("# the other side", "# next case"),
-    "else": ("# otherwise", "# fallback", "# interior: the full update"),
+    "elif": ("# the next case", "# otherwise, if this holds"),
+    "else": ("# otherwise", "# the remaining case", "# where the test fails"),
     "for": (
-        "# accumulate over the terms",
-        "# loop over neighbors",
-        "# sum the contributions",
-        "# unrolled by Warp when the trip count is static\n# (range(wp.static(n)))",
+        "# one pass per iteration",
+        "# loop body",
+        "# each iteration",
+        "# Warp unrolls this loop when its trip\n# count is a wp.static constant",
     ),
-    "while": ("# iterate until done",),
+    "while": ("# until the test fails",),
 }
 _STORE = re.compile(r"[A-Za-z_]\w*\[[^\]]*\]\s*[-+*/]?=")  # the block opens with a store into an array
 _VERBS = {"acc": "Accumulate", "inout": "Update", "out": "Compute"}

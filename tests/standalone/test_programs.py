@@ -92,6 +92,7 @@ def test_programs_without_a_standalone_form_are_named():
     from builder.grammar.policy import CATEGORIES
     from builder.warp_backend import standalone as sa
 
-    reasons = {sa.unsupported(sample(0, "train", i, CATEGORIES).program) for i in range(48)}
+    # the first 96 programs of seed 0 hold a mesh query and a tile kernel (generator 4.4.0: the first mesh is at 65)
+    reasons = {sa.unsupported(sample(0, "train", i, CATEGORIES).program) for i in range(96)}
     assert any(r.startswith("needs warp.so to build its") and "mesh" in r for r in reasons), reasons
     assert any(r.startswith("uses tile functions") for r in reasons)

@@ -4,6 +4,7 @@
     python scripts/realism.py --real-only
     python scripts/realism.py --source-glob 'some/dir/*.py'
     python scripts/realism.py --judge --rows 2000 --seed 23 [--part whole|signature|body] [--json OUT]
+    python scripts/realism.py --judge --rows 1000 --seeds 7,23,1,2,3,4 [--json OUT]
 
 ``--judge``: the classifier test (``builder.analysis.judge``) between the generated kernels and every real project
 installed (the packages of the ``real`` config), and between every pair of real projects; then the style shares
@@ -43,9 +44,23 @@ def _args(argv):
     which.add_argument("--source-glob", help="measure these Python files instead of generated programs")
     which.add_argument("--judge", action="store_true", help="the classifier test against every real project")
     p.add_argument("--part", choices=PARTS, default="whole", help="what of each kernel the judge reads")
+    p.add_argument(
+        "--seeds",
+        help="with --judge: comma-separated seeds, each judged as --seed is; prints each project's margin per seed, "
+        "its mean and how many seeds pass (one seed's margin is within the draw's noise)",
+    )
     args = p.parse_args(argv)
     if args.part != "whole" and not args.judge:
         p.error("--part goes with --judge")
+    if args.seeds is not None:
+        if not args.judge:
+            p.error("--seeds goes with --judge")
+        try:
+            args.seeds = [int(s) for s in args.seeds.split(",")]
+        except ValueError:
+            p.error(f"--seeds must be comma-separated integers, got {args.seeds!r}")
+        if len(set(args.seeds)) != len(args.seeds) or any(s < 0 for s in args.seeds):
+            p.error(f"--seeds must be distinct non-negative integers, got {args.seeds!r}")
     if args.rows < 1:
         p.error(f"--rows must be at least 1, got {args.rows!r}")
     if args.json is not None and not args.json.parent.is_dir():
@@ -86,10 +101,35 @@ def _write_json(path: Path, columns: dict) -> None:
         raise
 
 
+def _judge_seeds(args) -> dict:
+    from builder.analysis import judge
+    from builder.analysis.projects import real_projects
+
+    real = real_projects()
+    by_seed = {}
+    for seed in args.seeds:
+        generated = [t for i in range(args.rows) for t in judge.kernel_texts(_drawn(seed, i))]
+        by_seed[seed] = judge.judge(generated, real, seed=seed, part=args.part)
+        print(f"seed {seed}: judged", file=sys.stderr, flush=True)
+    print(judge.seeds_table(by_seed))
+    return {
+        "part": args.part,
+        "seeds": {
+            str(seed): [
+                {"project": v.project, "kernels": v.kernels, "generated": v.generated, "others": v.others}
+                for v in verdicts
+            ]
+            for seed, verdicts in by_seed.items()
+        },
+    }
+
+
 def _judge(args) -> dict:
     from builder.analysis import judge
     from builder.analysis.projects import real_projects
 
+    if args.seeds is not None:
+        return _judge_seeds(args)
     real = real_projects()
     generated = [t for i in range(args.rows) for t in judge.kernel_texts(_drawn(args.seed, i))]
     verdicts = judge.judge(generated, real, seed=args.seed, part=args.part)

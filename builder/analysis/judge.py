@@ -145,6 +145,11 @@ class Verdict:
         return statistics.median(self.others.values())
 
     @property
+    def margin(self) -> float:
+        """How much stranger the other real projects are to this one than the generated kernels (>= 0 passes)."""
+        return self.median_others - self.generated
+
+    @property
     def passes(self) -> bool:
         return self.generated <= self.median_others
 
@@ -169,6 +174,24 @@ def judge(
         )
         for p in usable
     ]
+
+
+def seeds_table(by_seed: dict[int, list[Verdict]]) -> str:
+    """Each project's margin (median AUC(Q, P) minus AUC(generated, P)) on each seed, its mean, and on how many seeds
+    it passes. One seed's margin moves with its draw of kernels and folds, by about 0.001 for a project of a few
+    hundred kernels, so a margin that small says little alone."""
+    seeds = list(by_seed)
+    projects = [v.project for v in by_seed[seeds[0]]]
+    lines = [
+        "| project | " + " | ".join(f"seed {s}" for s in seeds) + " | mean | passes |",
+        "|---|" + "---:|" * (len(seeds) + 2),
+    ]
+    for p in projects:
+        margins = [next(v for v in by_seed[s] if v.project == p).margin for s in seeds]
+        passed = sum(m >= 0 for m in margins)
+        cells = " | ".join(f"{m:+.5f}" for m in margins)
+        lines.append(f"| {p} | {cells} | {statistics.mean(margins):+.5f} | {passed} of {len(seeds)} |")
+    return "\n".join(lines)
 
 
 def table(verdicts: Iterable[Verdict], label: str) -> str:

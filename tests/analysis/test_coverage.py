@@ -75,6 +75,9 @@ def test_analysis_never_imports_warp():
         (["--real-only", "--source-glob", "x"], "not allowed with"),
         (["--part", "body"], "--part goes with --judge"),
         (["--judge", "--part", "tail"], "invalid choice"),
+        (["--seeds", "7,23"], "--seeds goes with --judge"),
+        (["--judge", "--seeds", "7,x"], "--seeds must be comma-separated integers"),
+        (["--judge", "--seeds", "7,7"], "--seeds must be distinct non-negative integers"),
     ],
 )
 def test_script_rejects_bad_arguments_in_one_line(args, message):

@@ -92,6 +92,21 @@ def test_a_verdict_compares_with_the_median_of_the_other_projects():
     assert verdicts["q"].generated > 0.99 and verdicts["q"].median_others > 0.99
 
 
+def test_the_seeds_table_gives_each_projects_margin_its_mean_and_its_passes():
+    def verdict(project: str, generated: float, others: tuple[float, ...]) -> judge.Verdict:
+        return judge.Verdict(project, 100, generated, {f"q{i}": a for i, a in enumerate(others)})
+
+    by_seed = {
+        7: [verdict("p", 0.95, (0.90, 0.96, 0.99)), verdict("r", 0.80, (0.70, 0.75, 0.79))],
+        23: [verdict("p", 0.97, (0.90, 0.96, 0.99)), verdict("r", 0.60, (0.70, 0.75, 0.79))],
+    }
+    assert by_seed[7][0].margin == pytest.approx(0.01) and by_seed[23][1].margin == pytest.approx(0.15)
+    rows = judge.seeds_table(by_seed).splitlines()
+    assert rows[0] == "| project | seed 7 | seed 23 | mean | passes |"
+    assert rows[2] == "| p | +0.01000 | -0.01000 | +0.00000 | 1 of 2 |"
+    assert rows[3] == "| r | -0.05000 | +0.15000 | +0.05000 | 1 of 2 |"
+
+
 def test_style_shares_read_the_cues():
     got = judge.style(judge.kernel_texts(MODULE))
     assert got["kernels"] == 2 and got["docstring_share"] == 0.5 and got["comment_share"] == 0.5

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from builder.grammar import geometry, idioms, idioms_loops, indexed, tiles
+from builder.grammar import geometry, idioms, idioms_loops, indexed, siblings, tiles
 from builder.grammar import names as N
 from builder.grammar import wtypes as T
 from builder.grammar.expr import Gen
@@ -42,6 +42,12 @@ VERBS = {
 
 
 def generate(rng: random.Random, category: str) -> Program:
+    """The program ``rng`` draws for ``category``, some written after sibling kernels (``siblings``)."""
+    program = _program(rng, category)
+    return siblings.with_siblings(program, rng, lambda side: _program(side, category))
+
+
+def _program(rng: random.Random, category: str) -> Program:
     p = POLICIES[category]
     ndim = rng.choice(p.dims)
     k = KernelCtx(rng, p, ndim, _shape(rng, ndim, p))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from builder.grammar import wtypes as T
 from builder.grammar.expr import Gen
-from builder.grammar.idioms import combine, count_to_float, depth, guard, write
+from builder.grammar.idioms import combine, count_to_float, depth, guard, output_count, write
 from builder.grammar.scope import Local
 from builder.grammar.wtypes import ADD, ATOM, MUL, E, WType, fmt_float, lit, mag
 
@@ -16,7 +16,7 @@ def reduction(g: Gen) -> None:
     histogram, or (among them) a plain per-thread output."""
     k, rng = g.k, g.rng
     guard(g)
-    for _ in range(max(1, rng.randint(*g.p.outputs))):
+    for _ in range(output_count(g)):
         t = rng.choice(g.p.out_types())
         kinds = ("total", "segment", "histogram", "extrema", "output") if t == T.F32 else ("total", "segment")
         # a tile is a collective of the whole block: never after an early exit some threads took

@@ -80,6 +80,7 @@ class KernelCtx:
         self.loop_depth = 0
         self.block_dim = 0
         self.helper = False  # the body of a @wp.func: reads only its parameters
+        self.short = False  # a short kernel (idioms.output_count): one stored value from shallow expressions
         self.style = rng.random() < policy.subscript_annotations  # wp.array[T] rather than wp.array(dtype=T)
         # names draw from a stream derived from this one's state without drawing from it: the same programs
         # come out whatever the names (a Mersenne Twister state's repr is the same on every platform)

@@ -53,7 +53,7 @@ class Odds:
     loop_trips_param: float = 0.3  # a dynamic loop's trip count is an argument (after Policy.static_loops)
     branch_compound_assign: float = 0.5  # a branch updates a local with += / -= / *=
     # annotations (kernel.py)
-    float_plain: float = 0.85  # float32 annotated `float` rather than `wp.float32`
+    float_plain: float = 0.75  # float32 annotated `float` rather than `wp.float32` (0.85 before generator 4.5.0)
     int_plain: float = 0.5  # int32 annotated `int` rather than `wp.int32` (0.85 before generator 4.0.0)
     vec_suffixed: float = 0.1  # a float32 vector annotated with its suffixed alias (wp.vec3f)
     array_ndim_keyword: float = 0.4  # a multi-dimensional array annotated wp.array(dtype=T, ndim=n)
@@ -72,6 +72,9 @@ class Odds:
     body_blank_lines: float = 0.3  # with blank_lines, a blank line before each top-level statement of the body
     wrap_calls: float = 0.7  # a block's statements ending in a call past layout.WRAP_WIDTH wrapped as ruff would
     param_in_array: float = 0.12  # a uniform float or int passed as a one-element array and read at [0]
+    # generator 4.5.0: the program is the last kernel of a module that first holds Policy.siblings sibling kernels
+    # (siblings.py), so its statements sit at the lines written kernels sit at
+    module_siblings: float = 0.6
     # names (names.Namer, generator 4.4.0): drawn from their own stream, so they change no statement
     qualified_names: float = 0.5  # a kernel names its data after a domain (body_q, contact_normal)
     qualified_argument: float = 0.7  # ... each array argument drawn from a pool then does
@@ -82,6 +85,7 @@ class Odds:
     domain_repeat: float = 0.75  # a qualified name takes the kernel's domain rather than another word
     name_modifier: float = 0.08  # an array argument's name takes a modifier (positions_prev, mass_inv)
     # kernel bodies: guards, writes, particles, stencils (idioms.py)
+    short_kernel: float = 0.3  # an elementwise or reduction kernel stores one value from shallow expressions (4.5.0)
     store_components: float = 0.4  # a vector output of a 1-D launch stored per component, out[i, 0] = v[0] (4.2.0)
     mask_compared: float = 0.7  # a mask tested with `== 0` rather than `not`
     combine_scaled: float = 0.5  # an idiom's result combined by scaling rather than by an offset

@@ -51,6 +51,8 @@ class Policy:
     dims: tuple[int, ...] = (1,)
     depth: tuple[int, int] = (2, 3)
     outputs: tuple[int, int] = (1, 2)
+    short_depth: int = 1  # the deepest expression of a short kernel (Odds.short_kernel; 4.5.0)
+    siblings: tuple[int, int] = (2, 10)  # sibling kernels drawn before a program that has some (siblings.py; 4.5.0)
     # leaves: probability an expression is a leaf; hoisting a sub-expression into a named local
     leaf: float = 0.3
     hoist: float = 0.35
@@ -87,7 +89,7 @@ class Policy:
     in_place: float = 0.2  # an output is an input array written back
     struct_params: float = 0.0
     random: bool = False
-    subscript_annotations: float = 0.9  # wp.array[T] rather than wp.array(dtype=T) (0.8 before generator 4.0.0)
+    subscript_annotations: float = 0.85  # wp.array[T] rather than wp.array(dtype=T) (0.9 before generator 4.5.0)
     # @wp.kernel(launch_bounds=256): 0.15 before generator 4.3.0; 29 of the 5,957 kernels the judge reads write it
     decorator_args: float = 0.03
     # @wp.kernel(enable_backward=False) (no cuda-backward row): for kernels writing floats, and writing only ints
@@ -112,6 +114,10 @@ class Policy:
             raise ValueError(f"policy {self.name!r}: unknown idiom {self.idiom!r}; valid: {IDIOMS}")
         if not (1 <= self.depth[0] <= self.depth[1] <= 4) or not (0 <= self.outputs[0] <= self.outputs[1] <= 4):
             raise ValueError(f"policy {self.name!r}: bad limits depth={self.depth} outputs={self.outputs}")
+        if not 1 <= self.siblings[0] <= self.siblings[1] <= 12 or not 1 <= self.short_depth <= 4:
+            raise ValueError(
+                f"policy {self.name!r}: bad limits siblings={self.siblings} short_depth={self.short_depth}"
+            )
         probabilities = ("leaf", "hoist", "reuse_array", "load_local", "half", "early_return", "in_place", "suffixed")
         tiles = ("tile_gemm", "tile_lanes", "tile_blocks", "tile_step")
         for f in (*probabilities, "struct_params", "decorator_args", "no_backward", "no_backward_int", *tiles):

@@ -35,11 +35,21 @@ class Program:
     struct_names: list[str] = field(default_factory=list)
     block_dim: int = 0  # a tile kernel's threads per block (launched with wp.launch_tiled); 0 for wp.launch
     backward: bool = True  # False: declared @wp.kernel(enable_backward=False), so Warp emits no adjoint
+    module_names: tuple[str, ...] = ()  # what the sibling kernels before it define (siblings.with_siblings)
+    own_at: int = 0  # where in the source its own code starts, after the siblings (0: the whole source is its own)
+
+    @property
+    def own_source(self) -> str:
+        """The program's own code: its source without the imports and the sibling kernels before it."""
+        lines = self.source[self.own_at :].splitlines(keepends=True)
+        while lines and (not lines[0].strip() or lines[0].startswith(("import ", "from "))):
+            lines.pop(0)
+        return "".join(lines)
 
     @property
     def names(self) -> set[str]:
         """Module-level names this program defines (two programs sharing one cannot share a module)."""
-        return {self.kernel_name, *self.func_names, *self.struct_names}
+        return {self.kernel_name, *self.func_names, *self.struct_names, *self.module_names}
 
     def arrays(self, *roles: str) -> list[ArrayArg]:
         return [a for a in self.args if isinstance(a, ArrayArg) and (not roles or a.role in roles)]

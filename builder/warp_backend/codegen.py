@@ -289,9 +289,9 @@ def emit(
 ) -> dict[str, Unit]:
     """Generate the units ``configs`` need for one program, isolated in its own module.
 
-    Without ``kernel`` the module's kernels are built together (a generated program holds one); with it, only
-    that kernel (by name; a generic kernel's first overload) is built, as ``emit_kernel`` does. ``block_dim``
-    is the one the kernel is launched with (``build_block_dim``).
+    Without ``kernel`` the module's kernels are built together and the last is the row's (a generated program's
+    own kernel comes after its siblings); with it, only that kernel (by name; a generic kernel's first overload)
+    is built, as ``emit_kernel`` does. ``block_dim`` is the one the kernel is launched with (``build_block_dim``).
 
     Each target's unit is generated once, as ``Module.load`` (CPU) and ``compile_aot_module`` (CUDA) generate
     it for a user: with the adjoints of every kernel that has one, so ``cuda-forward`` and ``cuda-backward``
@@ -524,6 +524,7 @@ _KERNEL_DEF = re.compile(r"^@wp\.kernel\b(?:\([^)]*\))?\s*\n(?:@.*\n)*def\s+(\w+
 
 
 def kernel_in(source: str) -> str:
-    """Name of the first top-level ``@wp.kernel`` (bare or ``@wp.kernel(...)``) in a source, or ``?``."""
-    m = _KERNEL_DEF.search(source)
-    return m.group(1) if m else "?"
+    """Name of the last top-level ``@wp.kernel`` (bare or ``@wp.kernel(...)``) in a source, or ``?``: a generated
+    program's own kernel, which comes after any sibling kernels its module holds (``grammar.siblings``)."""
+    names = _KERNEL_DEF.findall(source)
+    return names[-1] if names else "?"

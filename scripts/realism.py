@@ -75,7 +75,10 @@ def _generated(rows: int, seed: int) -> tuple[Corpus, int]:
     shapes = set()
     for index in range(rows):
         drawn = sample(seed, "train", index, CATEGORIES)
-        corpus.add(drawn.program.source)
+        program = drawn.program
+        # the row's own program, as the judge reads it (_row_kernels): its module's imports, not its siblings
+        imports = [line for line in program.source.splitlines() if line.startswith(("import ", "from "))]
+        corpus.add("\n".join(imports) + "\n\n\n" + program.own_source)
         shapes.add(drawn.normalized_sha256)
     return corpus, len(shapes)
 

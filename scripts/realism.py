@@ -31,6 +31,7 @@ from builder.analysis.judge import PARTS
 from builder.analysis.realism import Corpus
 from builder.analysis.realism_table import markdown, metrics, real_corpora, real_weights
 from builder.cli import OneLineParser
+from builder.grammar.program import split_imports
 from builder.grammar.sample import sample
 
 
@@ -77,8 +78,7 @@ def _generated(rows: int, seed: int) -> tuple[Corpus, int]:
         drawn = sample(seed, "train", index, CATEGORIES)
         program = drawn.program
         # the row's own program, as the judge reads it (_row_kernels): its module's imports, not its siblings
-        imports = [line for line in program.source.splitlines() if line.startswith(("import ", "from "))]
-        corpus.add("\n".join(imports) + "\n\n\n" + program.own_source)
+        corpus.add("\n".join(split_imports(program.source)[0]) + "\n\n\n" + program.own_source)
         shapes.add(drawn.normalized_sha256)
     return corpus, len(shapes)
 

@@ -29,9 +29,9 @@ def output_count(g: Gen) -> int:
     expressions, in a short kernel (``Odds.short_kernel``; generator 4.5.0).
 
     Written kernels are often a line or two of work (warp-lang's tests: median 6 lines), and short kernels made
-    generated ones harder to tell from warp-lang's tests and newton on every seed the realism judge was run on
-    (docs/realism.md, "Generator 4.5.0"). Whether a kernel is short is drawn from a stream of its own (derived
-    from the program's state without drawing from it), so a kernel that is not is the program it was before.
+    generated ones harder for the realism judge to tell from warp-lang's tests and newton (docs/realism.md,
+    "Generator 4.5.0"). Whether a kernel is short is drawn from a stream of its own (derived from the program's
+    state without drawing from it), so a kernel that is not is the program it was before.
     """
     n = max(1, g.rng.randint(*g.p.outputs))
     if derive_rng("size", g.rng.getstate()).random() < g.p.odds.short_kernel:

@@ -41,10 +41,7 @@ class Program:
     @property
     def own_source(self) -> str:
         """The program's own code: its source without the imports and the sibling kernels before it."""
-        lines = self.source[self.own_at :].splitlines(keepends=True)
-        while lines and (not lines[0].strip() or lines[0].startswith(("import ", "from "))):
-            lines.pop(0)
-        return "".join(lines)
+        return split_imports(self.source[self.own_at :])[1]
 
     @property
     def names(self) -> set[str]:
@@ -68,6 +65,15 @@ class Program:
             else:
                 out.append([])
         return out
+
+
+def split_imports(source: str) -> tuple[list[str], str]:
+    """(a generated module's import lines, the rest of it): its imports come first, blank lines between."""
+    lines = source.splitlines()
+    i = 0
+    while i < len(lines) and (not lines[i].strip() or lines[i].startswith(("import ", "from "))):
+        i += 1
+    return [line for line in lines[:i] if line.strip()], "\n".join(lines[i:]).strip("\n") + "\n"
 
 
 def canonical(t: WType) -> str:

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 
 from builder.grammar.policy import POLICIES
-from builder.grammar.program import Program
+from builder.grammar.program import Program, split_imports
 from builder.rng import derive_rng
 
 _ANY_IMPORT = "from typing import Any"
@@ -42,15 +42,6 @@ def module_names(source: str) -> set[str]:
 
 def _identifiers(source: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_]\w*", source))
-
-
-def _split_imports(source: str) -> tuple[bool, str]:
-    """(whether it imports ``Any``, the source after its import lines)."""
-    lines = source.splitlines()
-    i = 0
-    while i < len(lines) and (not lines[i].strip() or lines[i].startswith(("import ", "from "))):
-        i += 1
-    return _ANY_IMPORT in lines[:i], "\n".join(lines[i:]).strip("\n")
 
 
 def _standalone(program: Program) -> bool:
@@ -80,9 +71,9 @@ def with_siblings(program: Program, rng: random.Random, draw: Callable[[random.R
         return program
     uses_any, parts = False, []
     for p in [s for s, _ in kept] + [program]:
-        any_, rest = _split_imports(p.source)
-        uses_any |= any_
-        parts.append(rest)
+        imports, rest = split_imports(p.source)
+        uses_any |= _ANY_IMPORT in imports
+        parts.append(rest.rstrip("\n"))
     imports = f"{_ANY_IMPORT}\n\nimport warp as wp" if uses_any else "import warp as wp"
     source = "\n\n\n".join([imports, *parts]) + "\n"
     extra = tuple(sorted(set().union(*(names for _, names in kept))))

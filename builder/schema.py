@@ -42,7 +42,11 @@ FIELDS: dict[str, tuple[object, str]] = {
         "real, real-train: examples, library or tests (what the code is for in its package).",
     ),
     "kernel_name": (_S, "Name of the @wp.kernel function; emitted C++ names are derived from it."),
-    "python_source": (_S, "Self-contained Python: import, @wp.struct/@wp.func helpers and the @wp.kernel."),
+    "python_source": (
+        _S,
+        "Self-contained Python: imports, @wp.struct/@wp.func helpers and the @wp.kernel `kernel_name`, the last "
+        "kernel of the module (a generated module may hold sibling kernels before it).",
+    ),
     "target": (_S, "cuda or cpu."),
     "pass": (_S, "forward or backward (adjoint)."),
     "ir": (_S, "The function Warp emitted for this target and pass (the training target)."),

@@ -31,7 +31,6 @@ from builder.analysis.judge import PARTS
 from builder.analysis.realism import Corpus
 from builder.analysis.realism_table import markdown, metrics, real_corpora, real_weights
 from builder.cli import OneLineParser
-from builder.grammar.program import split_imports
 from builder.grammar.sample import sample
 
 
@@ -77,8 +76,8 @@ def _generated(rows: int, seed: int) -> tuple[Corpus, int]:
     for index in range(rows):
         drawn = sample(seed, "train", index, CATEGORIES)
         program = drawn.program
-        # the row's own program, as the judge reads it (_row_kernels): its module's imports, not its siblings
-        corpus.add("\n".join(split_imports(program.source)[0]) + "\n\n\n" + program.own_source)
+        # the row's own program, as the judge reads it (_row_kernels), not its siblings
+        corpus.add(program.own_module)
         shapes.add(drawn.normalized_sha256)
     return corpus, len(shapes)
 

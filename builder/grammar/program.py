@@ -7,6 +7,7 @@ rebuild from (seed, split, index).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from builder.grammar.scope import ArrayArg
@@ -42,6 +43,13 @@ class Program:
     def own_source(self) -> str:
         """The program's own code: its source without the imports and the sibling kernels before it."""
         return split_imports(self.source[self.own_at :])[1]
+
+    @property
+    def own_module(self) -> str:
+        """The program as a module of its own, as it is written without siblings (the imports it needs, its code)."""
+        own = self.own_source
+        typing = "from typing import Any\n\n" if re.search(r"\bAny\b", own) else ""
+        return f"{typing}import warp as wp\n\n\n{own}"
 
     @property
     def names(self) -> set[str]:

@@ -41,7 +41,9 @@ def sample(seed: int, split: str, index: int, categories: tuple[str, ...]) -> Dr
         head = Normalizer().feed(body.head)  # tokenized and hashed once for all its endings
         for s in range(STORE_DRAWS):
             program = body.finish(rng if s == 0 else derive_rng(seed, split, index, d, s))
-            whole = head.copy().feed(program.source[len(body.head) :])
+            # the key is the program alone: a row whose kernel another split holds under other siblings would
+            # still be that kernel (a module of one kernel keys as its whole source)
+            whole = head.copy().feed(program.own_module[len(body.head) :])
             nsha = whole.hexdigest()
             if int(nsha[:8], 16) % len(SPLITS) == part:
                 return Drawn(program, d * STORE_DRAWS + s, nsha, builtins_in(whole.tokens()))

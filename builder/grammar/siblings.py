@@ -79,3 +79,27 @@ def with_siblings(program: Program, rng: random.Random, draw: Callable[[random.R
     extra = tuple(sorted(set().union(*(names for _, names in kept))))
     own_at = len(source) - len(parts[-1]) - 1
     return dataclasses.replace(program, source=source, module_names=extra, own_at=own_at)
+
+
+def units(source: str) -> list[str]:
+    """The programs a module was assembled from (``with_siblings`` undone): each top-level kernel with what stands
+    between it and the kernel before it (its constants, structs and helpers), under the module's imports; what
+    follows the last kernel stays with it. A module of one kernel (or not Python) is one unit, itself."""
+    imports, rest = split_imports(source)
+    try:
+        body = ast.parse(rest).body
+    except SyntaxError:
+        return [source]
+    ends = [
+        n.end_lineno
+        for n in body
+        if isinstance(n, ast.FunctionDef) and any(ast.unparse(d).startswith("wp.kernel") for d in n.decorator_list)
+    ]
+    if len(ends) < 2:
+        return [source]
+    lines = rest.splitlines(keepends=True)
+    head = "\n".join(imports) + "\n\n\n"
+    starts = [0, *ends[:-1]]
+    out = [head + "".join(lines[a:b]).strip("\n") + "\n" for a, b in zip(starts, ends)]
+    out[-1] = head + "".join(lines[starts[-1] :]).strip("\n") + "\n"
+    return out

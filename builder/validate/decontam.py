@@ -17,6 +17,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from builder.checks.base import MAX_OFFENDERS, Result
+from builder.grammar import siblings
 from builder.schema import SHIPPED_SPLITS
 from builder.sources.shipped.overlap import decontaminate
 
@@ -35,7 +36,9 @@ class Decontamination:
         if not shipped or not generated:
             return Result(self.name, label, "skip", "needs the real config and a config to train on in one folder")
         real = [p for c in shipped for p in _pairs(tables[c])]
-        synthetic = [p for c in generated for p in _pairs(tables[c])]
+        # a generated module may hold sibling kernels before the row's: each is text a model trains on, and is
+        # compared alone (a real kernel inside a long module would share too few shingles with all of it)
+        synthetic = [(rid, unit) for c in generated for rid, src in _pairs(tables[c]) for unit in siblings.units(src)]
         r = decontaminate(real, synthetic, threshold=NEAR_JACCARD)
         exact = sorted(set(r.exact_source) | set(r.exact_normalized))
         near_real = sorted({i for i, _, _ in r.near})

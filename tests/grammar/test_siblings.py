@@ -86,3 +86,18 @@ def test_kernels_sit_at_the_lines_written_ones_do():
     # written kernels the real config scores start at a median line of 189; a module of one kernel at 5-20
     assert sum(n > 100 for n in lines) > 0.15 * len(lines)
     assert max(lines) > 200
+
+
+def test_siblings_change_no_rows_program_its_split_or_its_key(monkeypatch):
+    from builder.grammar.sample import sample
+
+    drawn = [sample(37, split, i, CATEGORIES) for split in ("train", "test") for i in range(60)]
+    for name, pol in list(POLICIES.items()):
+        monkeypatch.setitem(
+            POLICIES, name, dataclasses.replace(pol, odds=dataclasses.replace(pol.odds, module_siblings=0.0))
+        )
+    alone = [sample(37, split, i, CATEGORIES) for split in ("train", "test") for i in range(60)]
+    assert sum(d.program.own_at > 0 for d in drawn) > 30
+    for a, b in zip(drawn, alone, strict=True):
+        assert (a.attempt, a.normalized_sha256, a.builtins) == (b.attempt, b.normalized_sha256, b.builtins)
+        assert a.program.own_source == b.program.own_source

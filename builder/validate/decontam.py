@@ -38,7 +38,13 @@ class Decontamination:
         real = [p for c in shipped for p in _pairs(tables[c])]
         # a generated module may hold sibling kernels before the row's: each is text a model trains on, and is
         # compared alone (a real kernel inside a long module would share too few shingles with all of it)
-        synthetic = [(rid, unit) for c in generated for rid, src in _pairs(tables[c]) for unit in siblings.units(src)]
+        synthetic = [
+            (rid if k == len(units) - 1 else f"{rid}#sibling{k}", unit)
+            for c in generated
+            for rid, src in _pairs(tables[c])
+            for units in [siblings.units(src)]
+            for k, unit in enumerate(units)
+        ]
         r = decontaminate(real, synthetic, threshold=NEAR_JACCARD)
         exact = sorted(set(r.exact_source) | set(r.exact_normalized))
         near_real = sorted({i for i, _, _ in r.near})

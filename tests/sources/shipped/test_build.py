@@ -95,7 +95,8 @@ def test_real_beside_a_generated_config_is_decontaminated(tmp_path):
     assert v.returncode == 0, v.stdout + v.stderr
     line = next(x for x in v.stdout.splitlines() if "real:decontamination" in x)
     assert line.startswith("  PASS")
-    assert "6 distinct real sources vs 10 distinct training ones (cpu): 0 equal sources" in line
+    # 10 programs and the 31 sibling kernels their modules hold, each compared alone (siblings.units)
+    assert "6 distinct real sources vs 41 distinct training ones (cpu): 0 equal sources" in line
 
 
 def test_resume_reuses_finished_real_shards_and_their_summary(tmp_path):

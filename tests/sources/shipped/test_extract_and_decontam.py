@@ -1,5 +1,7 @@
 """Stand-alone extraction of shipped kernels, and the real-vs-generated duplicate report."""
 
+import re
+
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
 from builder.schema import columns, features
@@ -93,7 +95,8 @@ def test_decontamination_finds_planted_duplicates_and_nothing_else():
     clean = decontaminate(real, synthetic)
     assert clean.clean and (clean.real, clean.synthetic) == (1, 12)
     gen_id, gen_src = synthetic[3]
-    renamed = gen_src.replace("def ", "def renamed_")  # same normalized form
+    kernel = re.findall(r"^def (\w+)\(", gen_src, re.M)[-1]  # the row's kernel, named nowhere else
+    renamed = gen_src.replace(f"def {kernel}(", f"def renamed_{kernel}(")  # same normalized form
     one_line = gen_src.rstrip("\n") + "\n    planted = 1.0\n"  # a near duplicate: one line more
     report = decontaminate(
         [*real, ("real/copy", gen_src), ("real/renamed", renamed), ("real/near", one_line)], synthetic

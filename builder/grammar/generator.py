@@ -43,8 +43,12 @@ VERBS = {
 
 def generate(rng: random.Random, category: str) -> Program:
     """The program ``rng`` draws for ``category``, some written after sibling kernels (``siblings``)."""
-    program = _program(rng, category)
-    return siblings.with_siblings(program, rng, lambda side: _program(side, category))
+    return in_module(_program(rng, category), rng)
+
+
+def in_module(program: Program, rng: random.Random) -> Program:
+    """``program`` (just drawn from ``rng``) in its module: after the sibling kernels ``rng``'s state gives it."""
+    return siblings.with_siblings(program, rng, lambda side: _program(side, program.category))
 
 
 def _program(rng: random.Random, category: str) -> Program:
@@ -133,7 +137,9 @@ class Draft:
         self.category = category
 
     def finish(self, rng: random.Random) -> Program:
-        return generate(rng, self.category)
+        """The program alone: its split key is its own, so its siblings (``in_module``) are drawn only for the
+        candidate that is kept."""
+        return _program(rng, self.category)
 
 
 def draft(rng: random.Random, category: str) -> Draft:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from builder.errors import GeneratorBug
-from builder.grammar.generator import draft
+from builder.grammar.generator import draft, in_module
 from builder.grammar.normalize import Normalizer, builtins_in
 from builder.grammar.program import Program
 from builder.rng import SPLITS, derive_rng
@@ -40,11 +40,12 @@ def sample(seed: int, split: str, index: int, categories: tuple[str, ...]) -> Dr
         body = draft(rng, category)
         head = Normalizer().feed(body.head)  # tokenized and hashed once for all its endings
         for s in range(STORE_DRAWS):
-            program = body.finish(rng if s == 0 else derive_rng(seed, split, index, d, s))
+            stream = rng if s == 0 else derive_rng(seed, split, index, d, s)
+            program = body.finish(stream)
             # the key is the program alone: a row whose kernel another split holds under other siblings would
-            # still be that kernel (a module of one kernel keys as its whole source)
-            whole = head.copy().feed(program.own_module[len(body.head) :])
+            # still be that kernel; the kept one is then written in its module (generator.in_module)
+            whole = head.copy().feed(program.source[len(body.head) :])
             nsha = whole.hexdigest()
             if int(nsha[:8], 16) % len(SPLITS) == part:
-                return Drawn(program, d * STORE_DRAWS + s, nsha, builtins_in(whole.tokens()))
+                return Drawn(in_module(program, stream), d * STORE_DRAWS + s, nsha, builtins_in(whole.tokens()))
     raise GeneratorBug(seed, split, index, "?", f"no program in partition after {MAX_DRAFTS * STORE_DRAWS} candidates")

@@ -158,11 +158,13 @@ def _link(g: Gen, guarded: bool) -> None:
 
 
 def _copy(g: Gen, _: bool) -> None:
-    """Elements of one state copied into another at the indices a list names (``dst[idx] = src[idx]``): threads
-    that share an index write the same value."""
+    """Elements of one state copied into another at the indices a list names (``dst[idx] = src[idx]``), each
+    named once, as a selection is. Two threads storing one element would race in the backward pass: Warp's adjoint
+    of a store reads the element's gradient and clears it, so on the GPU either thread may find it cleared (on an
+    H100, 23 of 1,734 backward comparisons of generator 4.5.0 differed by whole multiples of the gradient)."""
     k, rng = g.k, g.rng
     world, i, n = _world(g)
-    idx = _index_array(g, rng.choice(LISTS), (0, n - 1))
+    idx = _index_array(g, rng.choice(LISTS), (0, n - 1), fill="permutation")
     j = k.fresh(rng.choice(("idx", "j", "index")))
     k.guard.append(f"    {j} = {idx.name}[{i}]")
     k.defs[j] = frozenset((idx.name,))

@@ -19,7 +19,8 @@ class ArrayArg:
     ``role``: "in" (read), "inout" (read, then written in place), "out" (written), "acc" (atomic target) or
     "index" (integers that index other arrays). ``shape`` is empty for arrays shaped like the launch grid.
     ``fill`` tells the executor how to fill an input: "" uniform in ``iv``, "offsets" a CSR row-offset
-    array (non-decreasing from 0), "mask" zeros and ones.
+    array (non-decreasing from 0), "mask" zeros and ones, "permutation" distinct integers in ``iv`` (indices
+    that threads store through, so no two threads store one element).
     """
 
     name: str

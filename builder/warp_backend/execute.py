@@ -62,6 +62,9 @@ def _offsets(rng: np.random.Generator, shape, total: int) -> np.ndarray:
 def _values(rng: np.random.Generator, t: WType, iv, shape, fill: str = "") -> np.ndarray:
     if fill == "offsets":
         return _offsets(rng, shape, int(iv[1]))
+    if fill == "permutation":  # distinct indices (raises if the array is longer than the range it names)
+        lo, hi = int(iv[0]), int(iv[1])
+        return rng.choice(np.arange(lo, hi + 1), size=shape, replace=False).astype(np.dtype(t.scalar))
     if t.is_int:
         return rng.integers(int(iv[0]), int(iv[1]) + 1, size=shape).astype(np.dtype(t.scalar))
     if t.kind == "quat":

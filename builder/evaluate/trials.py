@@ -49,15 +49,18 @@ def resizable(program: Program) -> bool:
 
     A smaller launch keeps every thread index inside the interval the generator assumed, and launch-shaped
     arrays shrink with it. What does not follow the launch size rules it out: arrays of a fixed shape, an int
-    argument the kernel bounds itself by (passed exactly: ``n``, ``num_rows``), and tile kernels (blocks).
+    argument the kernel bounds itself by (passed exactly: ``n``, ``num_rows``), tile kernels (blocks), and an
+    index array whose values may name an item past the smallest launch ``smaller`` gives (``other =
+    indices[i]`` then ``thickness[other]``: its values are drawn for the row's launch, its arrays shrink).
     """
     if program.block_dim:
         return False
+    smallest = (program.launch_shape[0] + 1) // 2
     for a in program.args:
         if isinstance(a, Param):
             if a.t.kind == "scalar" and a.t.is_int and a.iv[0] == a.iv[1] and not a.handle:
                 return False
-        elif a.shape:
+        elif a.shape or (a.role == "index" and a.iv[1] >= smallest):
             return False
     return True
 

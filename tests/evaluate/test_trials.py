@@ -21,6 +21,20 @@ def _resizable_row() -> tuple[dict, object]:
     return next(r for r in (_row(i) for i in range(40)) if trials.resizable(r[1]))
 
 
+def test_a_smaller_launch_reads_no_index_past_its_arrays():
+    # an index drawn for the row's launch would read past the launch-shaped arrays of a smaller one
+    from builder.grammar.scope import ArrayArg
+
+    resized = [p for p in (_row(i, "train")[1] for i in range(400)) if trials.resizable(p)]
+    assert len(resized) > 100
+    for p in resized:
+        smallest = (p.launch_shape[0] + 1) // 2
+        assert all(a.iv[1] < smallest for a in p.args if isinstance(a, ArrayArg) and a.role == "index"), p.kernel_name
+    # the gather that showed it: `other = indices[idx]` then `thickness[other]`, indices in [0, 31] at a launch of 32
+    program = _row(23, "train")[1]
+    assert "thickness[other]" in program.own_source and not trials.resizable(program)
+
+
 def test_first_trial_is_the_rows_own_inputs_then_fresh_seeds():
     row, program = _row(3)
     got = trials.generated(row, program, 4)

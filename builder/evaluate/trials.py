@@ -55,7 +55,7 @@ def resizable(program: Program) -> bool:
     """
     if program.block_dim:
         return False
-    smallest = (program.launch_shape[0] + 1) // 2
+    smallest = fewest(program.launch_shape[0])
     for a in program.args:
         if isinstance(a, Param):
             if a.t.kind == "scalar" and a.t.is_int and a.iv[0] == a.iv[1] and not a.handle:
@@ -65,10 +65,15 @@ def resizable(program: Program) -> bool:
     return True
 
 
+def fewest(first: int) -> int:
+    """The fewest threads ``smaller`` cuts a first dimension of ``first`` to: half of them, rounded up."""
+    return max(1, (first + 1) // 2)
+
+
 def smaller(launch: tuple[int, ...], rng) -> tuple[int, ...]:
     """The launch with its first dimension cut to between half and all but one of its threads."""
     first = launch[0]
-    return (rng.randint(max(1, (first + 1) // 2), first - 1), *launch[1:]) if first > 1 else launch
+    return (rng.randint(fewest(first), first - 1), *launch[1:]) if first > 1 else launch
 
 
 def generated(row: dict, program: Program, n: int) -> list[Trial]:

@@ -79,3 +79,21 @@ def test_launch_ndim_reads_the_unpacked_thread_indices():
 def test_bad_trial_counts_are_refused(bad):
     with pytest.raises(ConfigError, match="--trials must be a positive integer"):
         trials.check_count(bad)
+
+
+def test_the_gather_that_showed_it_reads_past_its_arrays_at_a_smaller_launch():
+    # the premise, on the arrays the evaluator's own trial preparation gives Warp: at the smallest launch a trial
+    # could take, `indices` names elements `thickness` no longer holds
+    import numpy as np
+
+    from builder.warp_backend import codegen, trial_run
+
+    program = _row(23, "train")[1]
+    module, (ns,) = codegen.load_sources([(program.kernel_name, program.source)], "trial_bounds")
+    try:
+        launch = (trials.fewest(program.launch_shape[0]),)
+        prepared = trial_run.generated(program, ns, "cpu")(trials.Trial(seed=0, launch=launch))
+        indices, thickness = prepared.arrays["indices"].numpy(), prepared.arrays["thickness"]
+    finally:
+        codegen.release(module)
+    assert thickness.shape == launch and int(np.max(indices)) >= thickness.shape[0]

@@ -40,7 +40,7 @@ _DESCRIPTIONS = {
     ),
     "real-train": (
         "Training set of written code: the kernels shipped by other packages built on Warp (gswarp, warpsphcore,"
-        " skrl, warp-jsb), every target and pass; none of them is a real package."
+        " skrl, mink-warp, warpsphboundaries, warp-jsb), every target and pass; none of them is a real package."
     ),
 }
 

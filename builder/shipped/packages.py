@@ -58,10 +58,15 @@ class Package:
     # optional packages (builder.warp_backend.shipped_import.OPTIONAL_PACKAGES) its modules are imported with: the
     # extra that collects it installs them, so its rows are the same on every machine that builds them
     needs: tuple[str, ...] = ()
+    # kernels not collected, as (qualified name: module.function, why): a training package's kernel that equals an
+    # evaluation kernel in normalized form (builder.validate.decontam would fail the folder holding both)
+    leave_out: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.use not in USES:
             raise ConfigError(f"{self.distribution}: unknown use {self.use!r}; valid: {', '.join(USES)}")
+        if any(not name.startswith(self.import_name + ".") or not why for name, why in self.leave_out):
+            raise ConfigError(f"{self.distribution}: leave_out names a kernel of {self.import_name} and says why")
         if self.license not in REDISTRIBUTABLE:
             raise ConfigError(
                 f"{self.distribution}: licence {self.license!r} is not one the real config redistributes "
@@ -160,6 +165,28 @@ PACKAGES: tuple[Package, ...] = (
         "MIT",
         "Copyright (c) 2021 Toni-SM",
         "https://github.com/Toni-SM/skrl",
+        (Part("library", ""),),
+        use="training",
+        needs=("torch",),
+    ),
+    Package(
+        "mink-warp",
+        "0.1.0",
+        "mink_warp",
+        "Apache-2.0",
+        "Copyright (c) Simeon Nedelchev, Ivan Domrachev",  # its licence file names no holder: its metadata's authors
+        "https://github.com/simeon-ned/mink-warp",
+        (Part("library", ""),),
+        use="training",
+        leave_out=(("mink_warp.kernels.lm.zero_cost", "equals newton's _coupling_zero_mass_kernel, normalized"),),
+    ),
+    Package(
+        "warpsphboundaries",
+        "0.1.0",
+        "warpSPHBoundaries",
+        "MIT",
+        "Copyright (c) 2026 Rene Winchenbach",
+        "https://github.com/wi-re/warpSPHBoundaries",
         (Part("library", ""),),
         use="training",
         needs=("torch",),

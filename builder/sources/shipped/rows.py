@@ -170,9 +170,15 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
             continue
         summary.modules[mod.source] += 1
         summary.kernels_skipped.update(res.not_emitted)
+        left_out = dict(mod.package.leave_out)
         for kernel in res.kernels:
             if sample.max_kernels is not None and taken >= sample.max_kernels:
                 break
+            if f"{mod.name}.{kernel.qualname}" in left_out:
+                summary.kernels_skipped[
+                    "left out by its package entry: " + left_out[f"{mod.name}.{kernel.qualname}"]
+                ] += 1
+                continue
             if kernel.unresolved:
                 summary.kernels_skipped["source not self-contained: reads names local to a function or class"] += 1
                 continue

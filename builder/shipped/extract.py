@@ -106,6 +106,19 @@ def _find(tree: ast.Module, name: str, first_line: int) -> tuple[ast.stmt, bool]
     return node, node not in tree.body
 
 
+def star_imports(module_source: str, package: str | None) -> list[str]:
+    """The modules a module's top-level ``from M import *`` statements name, made absolute against ``package``."""
+    try:
+        tree = ast.parse(module_source)
+    except SyntaxError:
+        return []
+    return [_absolute(s, package) for s in tree.body if _is_star(s)]
+
+
+def _is_star(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)
+
+
 def extract(
     module_source: str,
     kernel_name: str,
@@ -113,6 +126,7 @@ def extract(
     bound: dict[str, str] | None = None,
     key: str | None = None,
     package: str | None = None,
+    starred: frozenset[str] = frozenset(),
 ) -> Extracted:
     """Cut kernel ``kernel_name`` (its decorator or ``def`` on line ``first_line``) out of a module's source.
 
@@ -122,6 +136,10 @@ def extract(
     and one made by calling ``wp.Kernel(func, key=...)`` on a plain function gets the ``@wp.kernel`` decorator, so
     the source builds the same kernel. Relative imports are made absolute against ``package`` (the package the
     module is in), so the source imports the same things from anywhere.
+
+    ``starred`` names the kernel reads that the module's ``from M import *`` statements bring (which only the
+    imported module can tell: ``shipped_import.star_bound``); the source keeps those statements, and the names are
+    no longer unresolved.
     """
     try:
         tree = ast.parse(module_source)
@@ -130,7 +148,10 @@ def extract(
     kernel, nested = _find(tree, kernel_name, first_line)
     lines = module_source.splitlines(True)
     needed = _Needed.of(tree, kernel, kernel_name)
-    body = [tree.body[i] for i in sorted(needed.chosen)]
+    starred = starred & needed.unresolved
+    # the star imports go in with the others, in module order: a later import of a name wins, as in the module
+    stars = {i for i, s in enumerate(tree.body) if _is_star(s)} if starred else set()
+    body = [tree.body[i] for i in sorted(needed.chosen | stars)]
     imports = [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom)) and not _is_warp_import(s)]
     bound = {k: v for k, v in (bound or {}).items() if k in needed.unresolved}
     values = "".join(f"{k} = {v}\n" for k, v in sorted(bound.items()))
@@ -141,7 +162,7 @@ def extract(
     own = _as_kernel(_dedent(_segment(lines, kernel)), kernel, key)
     placed += [(at, (values + "\n\n" if values else "") + own)]
     parts = [PRELUDE + "".join(_import_text(lines, s, package) for s in imports)] + [t for _, t in sorted(placed)]
-    unresolved = needed.unresolved - set(bound) - {"wp"}
+    unresolved = needed.unresolved - set(bound) - starred - {"wp"}
     return Extracted("\n\n".join(parts), tuple(sorted(unresolved)), nested)
 
 
@@ -226,11 +247,17 @@ def _import_text(lines: list[str], stmt: ast.stmt, package: str | None) -> str:
     """An import statement as written, or made absolute when it is relative (``from .utils import x``)."""
     if not (isinstance(stmt, ast.ImportFrom) and stmt.level and package):
         return _segment(lines, stmt)
+    names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in stmt.names)
+    return f"from {_absolute(stmt, package)} import {names}\n"
+
+
+def _absolute(stmt: ast.ImportFrom, package: str | None) -> str:
+    """The module a ``from ... import`` names, absolute (a relative one resolved against ``package``)."""
+    if not (stmt.level and package):
+        return stmt.module or ""
     parts = package.split(".")
     base = parts[: len(parts) - stmt.level + 1]
-    target = ".".join(base + ([stmt.module] if stmt.module else []))
-    names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in stmt.names)
-    return f"from {target} import {names}\n"
+    return ".".join(base + ([stmt.module] if stmt.module else []))
 
 
 def _class_attribute_reads(nodes: list[ast.AST], classes: set[str]) -> set[tuple[str, str]]:

@@ -61,12 +61,21 @@ class Package:
     # kernels not collected, as (qualified name: module.function, why): a training package's kernel that equals an
     # evaluation kernel in normalized form (builder.validate.decontam would fail the folder holding both)
     leave_out: tuple[tuple[str, str], ...] = ()
+    # a training package's generic kernels may take structs as `Any`, the package picking them at launch: each entry
+    # is (a parameter-name pattern, fnmatch; the struct's name in the kernel's module) for the instance
+    # builder.warp_backend.shipped_import.derive_overload declares, as the package's own dispatch would pick it
+    struct_instances: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.use not in USES:
             raise ConfigError(f"{self.distribution}: unknown use {self.use!r}; valid: {', '.join(USES)}")
         if any(not name.startswith(self.import_name + ".") or not why for name, why in self.leave_out):
             raise ConfigError(f"{self.distribution}: leave_out names a kernel of {self.import_name} and says why")
+        if self.struct_instances and self.use != "training":
+            # a real row is only what its package declares: the evaluation set never gets a derived instance
+            raise ConfigError(f"{self.distribution}: struct_instances are for training packages only")
+        if any(not name.isidentifier() for _, name in self.struct_instances):
+            raise ConfigError(f"{self.distribution}: a struct instance names a struct of the kernel's module")
         if self.license not in REDISTRIBUTABLE:
             raise ConfigError(
                 f"{self.distribution}: licence {self.license!r} is not one the real config redistributes "
@@ -157,6 +166,13 @@ PACKAGES: tuple[Package, ...] = (
         (Part("library", ""),),
         use="training",
         needs=("torch",),
+        # its kernels share one prefix of structs spelled `Any`, which the package picks per dimension
+        # (warpSPHCore.util.fieldRegistry.structFor): these are its three-dimensional ones
+        struct_instances=(
+            ("*State", "particleDataSoA_3"),
+            ("correctionData", "correctionData_3"),
+            ("correctionTangentData", "correctionTangentData_3"),
+        ),
     ),
     Package(
         "skrl",

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from builder.errors import ExtractError, WarpRejected
 from builder.schema import TARGETS
-from builder.shipped.extract import block_dim_in_source, extract, nested_kernel_defs
+from builder.shipped.extract import block_dim_in_source, extract, nested_kernel_defs, star_imports
 from builder.shipped.modules import ShippedModule
 from builder.warp_backend import codegen
 
@@ -44,55 +44,71 @@ def _hide_optional_packages(keep: tuple[str, ...] = ()) -> None:
         sys.modules[name] = None
 
 
-def derive_overload(kernel) -> str:
-    """Declare a float32 instance of a generic kernel its package never instantiates (only for packages used for
-    training: ``Package.use``) and return the declaration as source, or "" when a generic parameter has no such
-    instance.
+# The types a derived instance tries for a generic parameter, spelled as a package would write them, in order. The
+# first, float32, is Warp's default float type; the others only where Warp rejects it (a value the body uses as a
+# vector, an output that holds a gradient)
+_ANY_CHOICES = ("wp.float32", "wp.array(dtype=wp.float32)", "wp.array(dtype=wp.vec3)", "wp.vec3")
+_DTYPE_CHOICES = ("wp.float32", "wp.vec3", "wp.mat33")
+
+
+def derive_overload(kernel, struct_instances: tuple[tuple[str, str], ...] = ()) -> str:
+    """Declare an instance of a generic kernel its package never instantiates (only for packages used for
+    training: ``Package.use``) and return the declaration as source, or "" when Warp generates code for none.
 
     A generic kernel has no code until it is given types; its package instantiates it at launch with whatever
-    arrays it is handed. The instance made here is float32, Warp's default float type: ``typing.Any`` becomes
-    ``wp.float32``, an array of ``Any`` an array of ``wp.float32`` of the same dimension, an array of float vectors
-    of any length one of ``wp.vec3``. The declaration, ``wp.overload(kernel, {name: type, ...})``, is what the
-    package would write, so it goes into the row's source (``_one_kernel``) and the fidelity reference runs it
+    arrays it is handed. The instance made here: ``typing.Any`` becomes ``wp.float32``, an array of ``Any`` an
+    array of ``wp.float32`` of the same dimension, an array of float vectors of any length one of ``wp.vec3``, and
+    an ``Any`` parameter that ``struct_instances`` names (``Package.struct_instances``) the struct the package's
+    own dispatch passes there. Where Warp rejects that, the other ``_ANY_CHOICES`` (for every other bare ``Any`` at
+    once) and ``_DTYPE_CHOICES`` (for every array of ``Any`` at once) are tried in order, and the first Warp
+    generates code for is kept. The declaration, ``wp.overload(kernel, {name: type, ...})``, is what the package
+    would write, so it goes into the row's source (``_one_kernel``) and the fidelity reference runs it
     (``builder.warp_backend.public``). An instance Warp cannot generate code for is taken back.
     """
+    import fnmatch
+    import itertools
     import typing
 
     import warp as wp
     from warp._src import types as t
+    from warp._src.codegen import Struct
 
-    spelled, concrete = {}, {}
+    namespace = {"wp": wp, **kernel.func.__globals__}
+    fixed, any_args, array_args = {}, [], {}  # name -> spelled type; bare Any; array of Any -> its ndim
     for a in kernel.adj.args:
         if not t.type_is_generic(a.type):
             continue
-        if a.type is typing.Any:
-            spelled[a.label], concrete[a.label] = "wp.float32", wp.float32
+        struct = next((name for pat, name in struct_instances if fnmatch.fnmatchcase(a.label, pat)), None)
+        if a.type is typing.Any and struct is not None:
+            if not isinstance(namespace.get(struct), Struct):
+                return ""  # the module does not see that struct by that name: the declaration could not run there
+            fixed[a.label] = struct
+        elif a.type is typing.Any:
+            any_args.append(a.label)
         elif t.is_array(a.type) and type(a.type) is t.array and a.type.dtype is typing.Any:
-            nd = a.type.ndim
-            spelled[a.label] = f"wp.array(dtype=wp.float32, ndim={nd})"
-            concrete[a.label] = wp.array(dtype=wp.float32, ndim=nd)
-        elif (
-            t.is_array(a.type)
-            and type(a.type) is t.array
-            and t.type_is_vector(a.type.dtype)
-            and getattr(a.type.dtype, "_wp_scalar_type_", None) is wp.float32
-        ):
-            nd = a.type.ndim
-            spelled[a.label] = f"wp.array(dtype=wp.vec3, ndim={nd})"
-            concrete[a.label] = wp.array(dtype=wp.vec3, ndim=nd)
+            array_args[a.label] = a.type.ndim
+        elif t.is_array(a.type) and type(a.type) is t.array and t.type_is_vector(a.type.dtype):
+            fixed[a.label] = f"wp.array(dtype=wp.vec3, ndim={a.type.ndim})"
         else:
             return ""
-    try:
-        inst = wp.overload(kernel, concrete)
-    except (TypeError, RuntimeError):
-        return ""
-    try:  # Warp type-checks the body only when it generates code: a float32 that is really a struct fails here
-        codegen.emit_kernel(f"{kernel.key} (float32 instance)", inst, ("cpu",))
-    except WarpRejected:
-        del kernel.overloads[inst.sig]
-        return ""
-    types = ", ".join(f'"{k}": {v}' for k, v in spelled.items())
-    return f"wp.overload({kernel.func.__name__}, {{{types}}})"
+    tries = itertools.product(_ANY_CHOICES if any_args else ("",), _DTYPE_CHOICES if array_args else ("",))
+    for any_type, dtype in tries:
+        chosen = {**fixed, **dict.fromkeys(any_args, any_type)}
+        chosen |= {k: f"wp.array(dtype={dtype}, ndim={nd})" for k, nd in array_args.items()}
+        spelled = {a.label: chosen[a.label] for a in kernel.adj.args if a.label in chosen}  # argument order
+        concrete = {k: eval(v, namespace) for k, v in spelled.items()}  # noqa: S307 - the spellings above
+        try:
+            inst = wp.overload(kernel, concrete)
+        except (TypeError, RuntimeError):
+            continue
+        try:  # Warp type-checks the body only when it generates code: a float32 that is really a struct fails here
+            codegen.emit_kernel(f"{kernel.key} (derived instance)", inst, ("cpu",))
+        except WarpRejected:
+            del kernel.overloads[inst.sig]
+            continue
+        types = ", ".join(f'"{k}": {v}' for k, v in spelled.items())
+        return f"wp.overload({kernel.func.__name__}, {{{types}}})"
+    return ""
 
 
 @dataclass
@@ -156,6 +172,28 @@ def bindings(func, names: tuple[str, ...]) -> dict[str, str]:
         if expr is not None:
             out[name] = expr
     return out
+
+
+def star_bound(func, modules: list[str], names: tuple[str, ...]) -> frozenset[str]:
+    """The ``names`` that one of ``modules`` (a module's ``from M import *`` targets) binds, by ``import *``'s own
+    rule (``__all__``, else every name without a leading underscore), to the very object ``func`` sees: a source
+    that keeps those imports resolves them as the module did. Any other unresolved name stays unresolved."""
+    seen = func.__globals__
+    out = set()
+    for name in modules:
+        mod = sys.modules.get(name)
+        if mod is None:
+            continue
+        public = getattr(mod, "__all__", None)
+        for n in names:
+            if n not in seen or (n not in public if public is not None else n.startswith("_")):
+                continue
+            if getattr(mod, n, _MISSING) is seen[n]:
+                out.add(n)
+    return frozenset(out)
+
+
+_MISSING = object()
 
 
 def annotation_names(func) -> dict:
@@ -240,8 +278,9 @@ def _one_kernel(
     ex = extract(text, kernel.func.__name__, line, key=kernel.key, package=package)
     if ex.unresolved:
         bound = bindings(kernel.func, ex.unresolved)
-        if bound:
-            ex = extract(text, kernel.func.__name__, line, bound, key=kernel.key, package=package)
+        starred = star_bound(kernel.func, star_imports(text, package), ex.unresolved)
+        if bound or starred:
+            ex = extract(text, kernel.func.__name__, line, bound, key=kernel.key, package=package, starred=starred)
     out = []
     for sig, inst in codegen.kernel_instances(kernel):
         args = inst.adj.args
@@ -306,7 +345,9 @@ def _child(mod: ShippedModule, configs: tuple[str, ...], conn) -> None:
         for kernel in _kernels_of(mod.name):
             declared = ""
             if kernel.is_generic and not kernel.overloads:
-                declared = derive_overload(kernel) if mod.package.use == "training" else ""
+                declared = (
+                    derive_overload(kernel, mod.package.struct_instances) if mod.package.use == "training" else ""
+                )
                 if not declared:
                     result.not_emitted["generic kernel without overloads"] = (
                         result.not_emitted.get("generic kernel without overloads", 0) + 1

@@ -56,3 +56,44 @@ def test_warp_public_pipeline_writes_the_row_once_the_declaration_runs(rows):
         assert differences(r, with_declaration) == ""
         # the package alone instantiates none of the module's kernels: Warp has nothing to compile
         assert "No compilable kernels" in differences(r, without)
+
+
+# warpSPHCore's gradient: its generic kernels take the package's particle and correction structs as `Any`
+# (Package.struct_instances), read helpers its star imports bring, and reject float32 values (they take arrays)
+SPH_MODULE = "warpSPHCore.coreOperations.wp_gradient"
+
+
+@pytest.fixture(scope="module")
+def sph_rows():
+    pytest.importorskip("warpSPHCore", reason="the real-train extra installs warpsphcore")
+    return list(
+        shipped_rows(
+            BuildOptions("real-train", real_sources="warpsphcore", verify="none"), Sample(modules=(SPH_MODULE,))
+        )
+    )
+
+
+def test_a_struct_taken_as_any_gets_the_struct_the_package_passes_and_values_warp_accepts(sph_rows):
+    cpu = {r["kernel_name"]: r for r in sph_rows if r["target"] == "cpu"}
+    assert set(cpu) == {"computeSPHGradientTensor_Kernel", "computeSPHGradientTensor_KernelTiled"}
+    for r in cpu.values():
+        (declared,) = overload_declarations(r["python_source"])
+        spelled = ast.parse(declared).body[0].value.args[1]
+        types = {k.value: ast.unparse(v) for k, v in zip(spelled.keys, spelled.values)}
+        assert types["queryState"] == types["referenceState"] == "particleDataSoA_3"
+        assert types["correctionData"] == "correctionData_3"
+        # float32 values are rejected (the body indexes them): the first choice Warp accepts is an array of vec3
+        assert types["queryValues"] == "wp.array(dtype=wp.vec3)"
+        assert "from warpSPHCore.util import *\n" in r["python_source"]  # the star imports its helpers come from
+
+
+def test_a_struct_instance_row_is_what_warp_public_pipeline_writes(sph_rows):
+    picked = [r for r in sph_rows if r["kernel_name"] == "computeSPHGradientTensor_Kernel"]
+    again = codegen.emit("again", picked[0]["python_source"], "t_sph_again", ("cpu",), kernel=picked[0]["kernel_name"])
+    cpu = next(r for r in picked if r["target"] == "cpu")
+    body = [line for line in again["cpu"].ir.splitlines() if not line.lstrip().startswith("//")]
+    assert body == [line for line in cpu["ir"].splitlines() if not line.lstrip().startswith("//")]
+    key, block_dim = ShippedSource().public_reference(picked[0])
+    (units,) = public.public_units([(key, block_dim)], workers=1)
+    for r in picked:
+        assert differences(r, units) == ""

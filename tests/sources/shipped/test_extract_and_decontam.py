@@ -5,7 +5,7 @@ import re
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
 from builder.schema import columns, features
-from builder.shipped.extract import block_dim_in_source, extract
+from builder.shipped.extract import block_dim_in_source, extract, star_imports
 from builder.sources.shipped.overlap import decontaminate, normalized_sha256
 
 MODULE = """import math
@@ -174,3 +174,32 @@ def test_class_bound_kernel_gets_a_stub_class_and_absolute_imports():
     assert src.rstrip().endswith("a[i] = Mesh._find(a[i]) + int(lerp(0.0, 1.0, 0.5))")
     assert "\n@wp.kernel\ndef Mesh___count(" in src
     compile(src, "k.py", "exec")
+
+
+STAR_MODULE = """import warp as wp
+from ..math import *
+from .local import scale
+from ..unused import *
+
+
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    a[wp.tid()] = smooth(a[wp.tid()]) * scale + not_found
+"""
+
+
+def test_names_a_star_import_brings_keep_the_star_imports_in_module_order():
+    line = STAR_MODULE.splitlines().index("@wp.kernel") + 1
+    alone = extract(STAR_MODULE, "k", line, package="sph.ops")
+    # the syntax tree cannot tell which star import binds a name: unresolved, and no star import copied
+    assert alone.unresolved == ("not_found", "smooth") and "import *" not in alone.source
+    assert star_imports(STAR_MODULE, "sph.ops") == ["sph.math", "sph.unused"]
+    ex = extract(STAR_MODULE, "k", line, package="sph.ops", starred=frozenset({"smooth"}))
+    assert ex.unresolved == ("not_found",)  # only what the imported module showed a star import binds
+    imports = ex.source.split("\n\n")[0].splitlines()
+    assert imports == [
+        "import warp as wp",
+        "from sph.math import *",
+        "from sph.ops.local import scale",
+        "from sph.unused import *",
+    ]

@@ -77,6 +77,10 @@ def test_an_entry_validates_itself():
         replace(warp_lang, leave_out=(("newton.k", "another package's"),))
     with pytest.raises(ConfigError, match="says why"):
         replace(warp_lang, leave_out=(("warp.k", ""),))
+    with pytest.raises(ConfigError, match="for training packages only"):
+        replace(warp_lang, struct_instances=(("*State", "State3"),))
+    with pytest.raises(ConfigError, match="names a struct of the kernel's module"):
+        replace(PACKAGES[-1], use="training", struct_instances=(("*State", "mod.State3"),))
     assert isinstance(warp_lang, Package)
 
 

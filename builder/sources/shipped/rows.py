@@ -174,10 +174,9 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
         for kernel in res.kernels:
             if sample.max_kernels is not None and taken >= sample.max_kernels:
                 break
-            if f"{mod.name}.{kernel.qualname}" in left_out:
-                summary.kernels_skipped[
-                    "left out by its package entry: " + left_out[f"{mod.name}.{kernel.qualname}"]
-                ] += 1
+            why = left_out.get(f"{mod.name}.{kernel.qualname}")
+            if why:
+                summary.kernels_skipped["left out by its package entry: " + why] += 1
                 continue
             if kernel.unresolved:
                 summary.kernels_skipped["source not self-contained: reads names local to a function or class"] += 1

@@ -22,27 +22,9 @@ import datasets
 
 from builder import GENERATOR_VERSION
 from builder.config import BuildOptions, user_fields
-from builder.schema import CONFIGS, features
+from builder.configs import CONFIGS, DEFAULT_CONFIGS, spec
+from builder.schema import features
 from builder.sources import source_named, source_of
-
-_DESCRIPTIONS = {
-    "cuda-forward": "Warp kernel -> CUDA C++ forward kernel emitted by Warp.",
-    "cuda-backward": "Warp kernel -> CUDA C++ backward (adjoint) kernel emitted by Warp.",
-    "cpu": "Warp kernel -> CPU C++ forward kernel emitted by Warp.",
-    "gpu-verified": "cuda-forward and cuda-backward rows, also run on a CUDA GPU and compared with the CPU.",
-    "standalone": (
-        "Warp kernel -> a complete C++ program and a complete CUDA program around Warp's emitted units, with a"
-        " Makefile and the kernel's inputs; built with g++ (and run: outputs equal Warp's) and with nvcc."
-    ),
-    "real": (
-        "Evaluation set: the kernels shipped with warp-lang (examples, library, tests), newton, mujoco-warp,"
-        " nvalchemi-toolkit-ops and warp-nn, every target and pass."
-    ),
-    "real-train": (
-        "Training set of written code: the kernels shipped by other packages built on Warp (gswarp, warpsphcore,"
-        " skrl, mink-warp, warpsphboundaries, warp-jsb), every target and pass; none of them is a real package."
-    ),
-}
 
 
 def _post_init(self) -> None:
@@ -73,8 +55,8 @@ def shard_rows(opts: BuildOptions, shard) -> Iterator[dict]:
 
 class WarpCudaIR(datasets.GeneratorBasedBuilder):
     BUILDER_CONFIG_CLASS = WarpCudaIRConfig
-    BUILDER_CONFIGS = [WarpCudaIRConfig(name=n, description=_DESCRIPTIONS[n]) for n in CONFIGS]
-    DEFAULT_CONFIG_NAME = "cuda-forward"
+    BUILDER_CONFIGS = [WarpCudaIRConfig(name=n, description=spec(n).description) for n in CONFIGS]
+    DEFAULT_CONFIG_NAME = DEFAULT_CONFIGS[0]
     VERSION = datasets.Version(GENERATOR_VERSION)
 
     def __init__(self, *args, **kwargs):
@@ -85,7 +67,7 @@ class WarpCudaIR(datasets.GeneratorBasedBuilder):
 
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
-            description=_DESCRIPTIONS[self.config.name],
+            description=spec(self.config.name).description,
             features=features(self.config.name),
             homepage="https://github.com/NVIDIA/warp",
             license="apache-2.0",

@@ -9,23 +9,20 @@ from __future__ import annotations
 
 import datasets
 
+from builder import configs as _configs
 from builder.errors import ConfigError
 from builder.rng import SPLITS  # noqa: F401 - the split names, defined with the coordinates they are part of
 
-CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "real", "real-train", "standalone")
+# views of the config registry (builder.configs), kept for the many readers of these names
+CONFIGS = _configs.CONFIGS
 # configs whose rows hold an ``ir`` (what a model writes, what ``evaluate`` scores): all but standalone
-IR_CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "real", "real-train")
+IR_CONFIGS = _configs.names(ir=True)
 # configs whose rows are drawn programs (every config but the shipped ones); standalone is built only when asked for
-GENERATED_CONFIGS = ("cuda-forward", "cuda-backward", "cpu", "gpu-verified", "standalone")
-# configs of kernels packages ship, and their one split: real scores models (its packages are evaluation only),
-# real-train teaches them (kernels of other packages built on Warp; builder.shipped.packages says which)
-SHIPPED_SPLITS = {"real": "test", "real-train": "train"}
-# (target, pass, symbol suffix of the IR function, TU the IR is taken from) per generated config
-TARGETS = {
-    "cuda-forward": ("cuda", "forward", "_cuda_kernel_forward"),
-    "cuda-backward": ("cuda", "backward", "_cuda_kernel_backward"),
-    "cpu": ("cpu", "forward", "_cpu_kernel_forward"),
-}
+GENERATED_CONFIGS = _configs.names(generated=True)
+# configs of kernels packages ship, and their one split (builder.configs: real scores models, real-train teaches)
+SHIPPED_SPLITS = {n: _configs.spec(n).splits[0] for n in _configs.names(shipped=True)}
+# (target, pass, symbol suffix of the IR function) per emitted unit (builder.configs.UNITS)
+TARGETS = {name: u.as_tuple() for name, u in _configs.UNITS.items()}
 
 _S, _B, _I64, _I32, _F64, _BIN = (datasets.Value(t) for t in ("string", "bool", "int64", "int32", "float64", "binary"))
 
@@ -195,18 +192,19 @@ STANDALONE_COLUMNS = (
 
 
 def columns(config: str) -> tuple[str, ...]:
-    """The columns ``config`` fills, in schema order."""
+    """The columns ``config`` fills, in schema order: what its spec (builder.configs) says its rows hold."""
     if config not in CONFIGS:
         raise ValueError(f"unknown config {config!r}; valid: {', '.join(CONFIGS)}")
-    if config == "standalone":
+    spec = _configs.spec(config)
+    if spec.programs:
         return tuple(k for k in FIELDS if k in STANDALONE_COLUMNS)
     drop = set(STANDALONE_ONLY)
-    if config in SHIPPED_SPLITS:
+    if spec.shipped:
         drop |= set(GENERATED_ONLY + EXEC_FIELDS + GPU_FIELDS)
     else:
-        drop |= set(REAL_ONLY) | (set() if config == "gpu-verified" else set(GPU_FIELDS))
-        if config == "cpu":
-            drop |= set(PTX_FIELDS)
+        drop |= set(REAL_ONLY) | (set() if spec.gpu else set(GPU_FIELDS))
+    if not spec.ptx:
+        drop |= set(PTX_FIELDS)
     return tuple(k for k in FIELDS if k not in drop)
 
 
@@ -232,8 +230,3 @@ def features(config: str) -> datasets.Features:
 def project(row: dict, config: str) -> dict:
     """A full record cut down to ``config``'s columns, in schema order."""
     return {k: row[k] for k in columns(config)}
-
-
-# Every column of the generated configs (gpu-verified has them all). Kept for callers written before the schema
-# was per config; use features(config).
-FEATURES = features("gpu-verified")

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
+from builder.configs import UNITS, spec
 from builder.layout import split_files
 from builder.schema import CONFIGS, SHIPPED_SPLITS, columns, drawn_from_seed
 from dataset_card.metadata import metadata
@@ -80,7 +81,8 @@ def evaluate_command(repo_id: str | None, configs: list[str]) -> str:
     """How to score a model on this data: cpu is scored in full on any machine, the CUDA configs need a GPU to run."""
     if not configs:
         return "# this folder holds no config the evaluator scores: build cpu, cuda-forward, cuda-backward or real"
-    config = "cpu" if "cpu" in configs else configs[0]
+    # a config of CPU rows is scored in full on any machine
+    config = next((c for c in configs if {UNITS[u].target for u in spec(c).units} == {"cpu"}), configs[0])
     split = "test"
     return (
         f"warp-cuda-ir evaluate --data {repo_id or LOCAL_NAME} --config {config} --split {split} "

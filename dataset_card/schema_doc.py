@@ -7,18 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from builder.schema import CONFIGS, FIELDS, SPLITS, TARGETS, columns
+from builder.configs import spec
+from builder.schema import CONFIGS, FIELDS, SPLITS, columns
 from dataset_card.sections import schema_table
-from dataset_card.tables import TARGET_PASS
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "schema.md"
 
 
 def markdown() -> str:
-    configs = [
-        f"| `{c}` | " + (" / ".join(TARGETS[c][:2]) if c in TARGETS else TARGET_PASS[c]) + f" | {len(columns(c))} |"
-        for c in CONFIGS
-    ]
+    configs = [f"| `{c}` | {spec(c).target_pass()} | {len(columns(c))} |" for c in CONFIGS]
     return "\n".join(
         [
             "# Row schema",

@@ -110,7 +110,8 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, request) -> str:
         if tuple(cats) != tuple(CATEGORIES):
             cmd.append(f"--categories {','.join(cats)}")
     if any(c in SHIPPED_SPLITS for c in configs):
-        if real.real_sources != BuildOptions("real").real_sources:
+        defaults = BuildOptions(real.config).real_sources
+        if real.real_sources != defaults:
             cmd.append(f"--real-sources {','.join(real.real_sources)}")
         if real.real_modules:
             cmd.append(f"--real-modules {real.real_modules}")

@@ -8,16 +8,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from builder.schema import SPLITS, TARGETS
+from builder.configs import CONFIGS, spec
+from builder.schema import SPLITS
 from builder.tolerances import TOLERANCES
 from dataset_card.sections import pct, quantiles, share
-
-TARGET_PASS = {
-    "gpu-verified": "cuda / forward + backward",
-    "real": "cuda + cpu / forward + backward",
-    "real-train": "cuda + cpu / forward + backward",
-    "standalone": "cpu + cuda programs / forward",
-}
 
 
 def configs_table(dataset_info: list[dict]) -> str:
@@ -26,7 +20,7 @@ def configs_table(dataset_info: list[dict]) -> str:
     for info in dataset_info:
         counts = {s["name"]: s["num_examples"] for s in info["splits"]}
         cfg = info["config_name"]
-        tp = TARGET_PASS.get(cfg) or " / ".join(TARGETS.get(cfg, ("?", "?"))[:2])
+        tp = spec(cfg).target_pass() if cfg in CONFIGS else "? / ?"
         rows.append(
             f"| `{cfg}` | {tp} | " + " | ".join(str(counts.get(s, 0)) for s in SPLITS) + f" | {sum(counts.values())} |"
         )

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from builder.config import BuildOptions
+from builder.configs import UNITS
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
 from builder.schema import TARGETS
@@ -92,7 +93,7 @@ def compile_floor(programs, config: str) -> tuple[float, int]:
 
     def run():
         items = [verify.Item("bench", p, u.tu, k) for k, (p, u) in enumerate(zip(programs, units))]
-        if config != "cpu":
+        if UNITS[config].target == "cuda":
             verify.compile_cuda(items, 16)
         verify.execute_cpu(items, 16)
 

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1] / "builder"
 # row sources (each hands out the checks that apply to it), then the build driver and the validator, which both
 # call the sources
 LAYERS = [
-    ("rng", "errors", "tolerances"),
+    ("rng", "errors", "tolerances", "configs"),
     ("grammar", "shipped", "schema", "standalone"),
     ("config", "layout"),
     ("warp_backend",),

@@ -8,6 +8,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from builder.checks.base import Check, Result, concat, first_ids
+from builder.configs import spec
 from builder.grammar.policy import CATEGORIES
 from builder.layout import infer_categories
 
@@ -57,7 +58,7 @@ class Verification(Check):
 
     def run(self, config, tables):
         evidence = EVIDENCE if self.executed else ("compiled",)
-        gpu = ("gpu_match",) if config == "gpu-verified" else ()
+        gpu = ("gpu_match",) if spec(config).gpu else ()
         t = concat(tables, ["id", "verify", *evidence, *gpu])
         levels = set(t.column("verify").to_pylist())
         shares = {col: _share(t, col) for col in evidence + gpu}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from builder.checks.base import RowCheck
+from builder.configs import spec
 from builder.layout import sha256_text
-from builder.schema import TARGETS
 
 TEXT_COLUMNS = ("python_source", "ir", "module_source")
 
@@ -44,7 +44,8 @@ class IrFunction(RowCheck):
 
     def reason(self, config, split, row):
         # gpu-verified and real rows name their own target and pass
-        suffix = TARGETS[config][2] if config in TARGETS else f"_{row['target']}_kernel_{row['pass']}"
+        one = spec(config).single_unit
+        suffix = one.suffix if one else f"_{row['target']}_kernel_{row['pass']}"
         if row["ir"] and re.search(rf"\b{re.escape(row['kernel_name'] + suffix)}\s*\(", row["ir"]):
             return None
         return f"no {suffix} function"

@@ -6,6 +6,7 @@ import argparse
 import re
 import sys
 
+from builder import configs
 from builder.config import BuildOptions, BuildRequest, cli_default, user_fields
 from builder.errors import ConfigError
 from builder.schema import CONFIGS, SPLITS
@@ -13,7 +14,7 @@ from builder.sources import source_of
 
 NAME = "build"
 HELP = "build the dataset folder (Parquet shards + README card + manifest.json)"
-DEFAULT_CONFIGS = "cuda-forward,cuda-backward,cpu"
+DEFAULT_CONFIGS = ",".join(configs.DEFAULT_CONFIGS)
 ENGINES = ("local", "ray")
 EPILOG = (
     "Parallelism is bounded by the shard count: each shard (rows start..stop of a split, one Parquet file per "

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from builder.config import BuildRequest
+from builder.configs import spec
 from builder.dataset import interrupts, manifest
 from builder.dataset.destination import open_destination
 from builder.dataset.progress import SECONDS_PER_ROW, Progress, hms
@@ -36,7 +37,7 @@ def make_engine(name: str, num_proc: int, address: str | None, request: BuildReq
     if name == "ray":
         from builder.dataset.engines.ray import RayEngine
 
-        gpu = "gpu-verified" in request.configs
+        gpu = any(spec(c).gpu for c in request.configs)
         return RayEngine(address, gpu=gpu, env={"TMPDIR": str(worker_tmp)})
     from builder.dataset.engines.local import LocalEngine
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from builder.configs import REGISTRY, names
 from builder.errors import ConfigError
-from builder.schema import TARGETS
 
-TRAINABLE = tuple(TARGETS)  # cuda-forward, cuda-backward, cpu: the configs with a train split
-MIXABLE = ("real-train",)  # configs holding every target and pass, mixed in by --mix-config
+# a model is trained on one unit (cuda-forward, cuda-backward, cpu): configs whose rows all hold the same one
+TRAINABLE = tuple(n for n, s in REGISTRY.items() if s.ir and s.single_unit)
+# written code to mix in (--mix-config): shipped configs for training, whose rows of the trained unit are kept
+MIXABLE = names(shipped=True, use="training")
 
 
 def _opt(default, help: str):

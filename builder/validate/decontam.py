@@ -17,8 +17,8 @@ from __future__ import annotations
 import pyarrow as pa
 
 from builder.checks.base import MAX_OFFENDERS, Result
+from builder.configs import spec
 from builder.grammar import siblings
-from builder.schema import SHIPPED_SPLITS
 from builder.sources.shipped.overlap import decontaminate
 
 NEAR_JACCARD = 0.8  # normalized 5-gram Jaccard similarity that makes a near duplicate
@@ -30,7 +30,7 @@ class Decontamination:
 
     def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
         # the evaluation side: shipped configs with a test split only (real); everything else is trained on
-        shipped = [c for c in tables if SHIPPED_SPLITS.get(c) == "test"]
+        shipped = [c for c in tables if spec(c).use == "evaluation"]
         generated = [c for c in tables if c not in shipped]
         label = ",".join(shipped)
         if not shipped or not generated:

@@ -13,13 +13,13 @@ from collections import defaultdict
 import pyarrow as pa
 
 from builder.checks.base import Result, concat, mismatch_result
+from builder.configs import UNITS, spec
 from builder.grammar.sample import sample
 from builder.layout import infer_categories
-from builder.schema import TARGETS
 
 COLUMNS = ["id", "seed", "index", "pass", "kernel_name", "normalized_sha256", "entry_point", "module_options"]
 TEXT = ["python_source", "ir", "module_source"]
-EMITTED = ("cuda-forward", "cuda-backward", "cpu")
+EMITTED = tuple(UNITS)  # every unit a drawn program has a row of, in some config
 # a standalone row: its two programs, Makefile and input bytes (expected_output is evidence: it needs a run)
 STANDALONE = ["id", "seed", "index", "normalized_sha256", "python_source", "cpu_program", "cuda_program", "makefile"]
 STANDALONE += ["inputs"]
@@ -45,7 +45,7 @@ class Determinism:
             regenerated = self._regenerate(*key)
             for cfg, split, i in programs[key]:
                 rows += 1
-                columns = STANDALONE if cfg == "standalone" else COLUMNS + TEXT
+                columns = STANDALONE if spec(cfg).programs else COLUMNS + TEXT
                 row = tables[cfg][split].slice(i, 1).select(columns).to_pylist()[0]
                 diff = self._differences(cfg, row, regenerated, (key[0], split, key[2]))
                 if diff:
@@ -64,7 +64,7 @@ class Determinism:
         program, nsha, emitted = regenerated
         from builder.warp_backend import codegen
 
-        if cfg == "standalone":
+        if spec(cfg).programs:
             from builder.sources.generated import standalone_rows
 
             try:
@@ -74,7 +74,7 @@ class Determinism:
             want |= {"python_source": program.source, "normalized_sha256": nsha}
             return ",".join(name for name, value in want.items() if row[name] != value)
 
-        unit = emitted.get(cfg if cfg in TARGETS else f"cuda-{row['pass']}")
+        unit = emitted.get(_unit_of(cfg, row))
         if unit is None:
             return "no such row for this program"
         want = {
@@ -106,3 +106,11 @@ class Determinism:
         except Exception as exc:  # noqa: BLE001 - a row that cannot be regenerated is a failure, not a crash
             return type(exc).__name__
         return drawn.program, drawn.normalized_sha256, emitted
+
+
+def _unit_of(config: str, row: dict) -> str:
+    """The unit a generated row holds: its config's one unit, else the one of its pass (gpu-verified)."""
+    own = spec(config)
+    if own.single_unit:
+        return own.single_unit.name
+    return next(u for u in own.units if UNITS[u].pass_ == row["pass"])

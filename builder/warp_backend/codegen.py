@@ -33,6 +33,7 @@ import warp as wp
 from warp._src import context as _ctx
 from warp._src import types as _wp_types
 
+from builder.configs import UNITS
 from builder.errors import WarpRejected
 from builder.schema import TARGETS
 
@@ -365,7 +366,7 @@ def emit_kernel(
     init()
     if kernel.is_generic:
         raise WarpRejected(label, kernel.key, "generic kernel: pass one of kernel_instances(kernel)")
-    if "cuda-backward" in configs and not backward_enabled(kernel):
+    if any(UNITS[u].pass_ == "backward" for u in configs) and not backward_enabled(kernel):
         raise WarpRejected(label, kernel.key, "enable_backward=False: Warp emits no backward kernel")
     module = kernel.module
     saved = module.options.get("strip_hash")

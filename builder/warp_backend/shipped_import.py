@@ -17,6 +17,7 @@ import sys
 import traceback
 from dataclasses import dataclass, field
 
+from builder.configs import UNITS
 from builder.errors import ExtractError, WarpRejected
 from builder.schema import TARGETS
 from builder.shipped.extract import block_dim_in_source, extract, nested_kernel_defs, star_imports
@@ -297,15 +298,15 @@ def _one_kernel(
             backward=codegen.backward_enabled(inst),
             tile="tile" in ex.source,
         )
-        for config in configs:
-            if config == "cuda-backward" and not res.backward:
+        for unit in configs:
+            if UNITS[unit].pass_ == "backward" and not res.backward:
                 continue  # not a failure: the kernel opts out of adjoints, so it has no backward row
             label = f"{mod.name}:{kernel.key}{sig}"
             try:
-                u = codegen.emit_kernel(label, inst, (config,), block_dim=block_dim)[config]
-                res.units[config] = (u.tu, u.ir, u.entry, codegen.options_json(u.options))
+                u = codegen.emit_kernel(label, inst, (unit,), block_dim=block_dim)[unit]
+                res.units[unit] = (u.tu, u.ir, u.entry, codegen.options_json(u.options))
             except WarpRejected as exc:
-                res.skipped[config] = emit_reason(exc.message)
+                res.skipped[unit] = emit_reason(exc.message)
         out.append(res)
     return out
 

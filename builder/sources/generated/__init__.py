@@ -17,14 +17,11 @@ from builder.checks.near_duplicates import NearDuplicates
 from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
 from builder.checks.standalone import StandaloneEvidence, StandaloneText
 from builder.config import BuildOptions
+from builder.configs import ConfigSpec, spec
 from builder.errors import GPURequired
 from builder.schema import GENERATED_CONFIGS, SPLITS
 from builder.sources.base import RowSource
 from builder.sources.plan import Shard, split_shards
-
-# configs that are not one row per program: a kernel without an adjoint has no backward row, gpu-verified has two
-# rows per program, and a kernel taking a mesh or using tiles has no standalone row
-NOT_ONE_ROW_PER_PROGRAM = ("cuda-backward", "gpu-verified", "standalone")
 
 
 class GeneratedSource(RowSource):
@@ -41,7 +38,7 @@ class GeneratedSource(RowSource):
         yield from generated_rows(opts, shard.split, shard.start, shard.stop)
 
     def checks(self, config: str) -> list:
-        if config == "standalone":  # whole programs instead of an ir column, and their own evidence
+        if spec(config).programs:  # whole programs instead of an ir column, and their own evidence
             middle, evidence = [StandaloneText()], StandaloneEvidence()
         else:
             middle, evidence = [NonEmpty(), IrFunction(), Hashes()], Verification()
@@ -59,20 +56,28 @@ class GeneratedSource(RowSource):
         ]
 
     def require(self, opts: BuildOptions) -> None:
-        if opts.config == "gpu-verified":
+        config = spec(opts.config)
+        if config.gpu:
             from builder.warp_backend import codegen
 
             codegen.init_quietly()  # Warp's no-driver warning would only repeat the one line GPURequired gives
             if not codegen.cuda_available():
                 raise GPURequired()
-        if opts.config == "standalone":
+        if config.programs:
             from builder.standalone.toolchain import require_compilers
 
             require_compilers(opts.verify)
 
     def size(self, opts: BuildOptions, split: str, n: int) -> str:
-        if opts.config in NOT_ONE_ROW_PER_PROGRAM:  # rows and programs differ without any being invalid
+        if not _one_row_per_program(spec(opts.config)):  # rows and programs differ without any being invalid
             return f"{split}={n} rows from {opts.size(split)} programs"
         if n >= opts.size(split):
             return f"{split}={n}"
         return f"{split}={n} ({opts.size(split) - n} invalid rows skipped)"
+
+
+def _one_row_per_program(config: ConfigSpec) -> bool:
+    """Whether every valid program gives exactly one row: not where a unit may be missing (a kernel without an
+    adjoint has no backward row), nor with several units a program (gpu-verified), nor for whole programs (a kernel
+    taking a mesh or using tiles has no standalone row)."""
+    return not config.programs and config.units_per_program == 1 and "cuda-backward" not in config.units

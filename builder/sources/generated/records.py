@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from builder.config import BuildOptions
+from builder.configs import spec
 from builder.errors import GeneratorBug
 from builder.grammar.program import Program
 from builder.grammar.sample import Drawn, sample
@@ -22,7 +23,7 @@ def base_record(
     opts: BuildOptions, config: str, split: str, index: int, drawn: Drawn, unit: codegen.Unit, target: str, pass_: str
 ) -> dict:
     rec = program_fields(opts, config, split, index, drawn)
-    if config == "gpu-verified":  # two rows per program
+    if spec(config).units_per_program > 1:  # gpu-verified: a row per pass, told apart by the id
         rec["id"] += f"/{pass_}"
     return {
         **rec,
@@ -46,13 +47,13 @@ def emitted_configs(program: Program, configs: tuple[str, ...]) -> tuple[str, ..
 def generated_rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict]:
     """Rows ``start..stop-1`` of ``split`` for ``opts.config``, verified in chunks; a program whose kernel
     has no adjoint gives no cuda-backward row (``emitted_configs``)."""
-    if opts.config == "standalone":  # one row per program, two whole programs built around its units
+    config = spec(opts.config)
+    if config.programs:  # standalone: one row per program, two whole programs built around its units
         from builder.sources.generated import standalone_rows
 
         yield from standalone_rows.program_rows(opts, split, start, stop, sample)
         return
-    gpu = opts.config == "gpu-verified"
-    passes = ("cuda-forward", "cuda-backward") if gpu else (opts.config,)
+    gpu, passes = config.gpu, config.units
     cache = verify.EvidenceCache(opts.evidence_dir) if opts.verify != "none" else None
     skipped: Counter[str] = Counter()
     for lo in range(start, stop, CHUNK):

@@ -9,11 +9,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from builder.configs import spec
 from builder.errors import ConfigError
 from builder.grammar.policy import CATEGORIES
-from builder.schema import CONFIGS, GENERATED_CONFIGS, SHIPPED_SPLITS
+from builder.schema import CONFIGS, GENERATED_CONFIGS
 from builder.shipped.packages import SOURCES as REAL_SOURCES
-from builder.shipped.packages import for_config
 from builder.shipped.packages import select as select_real_sources
 
 VERIFY_LEVELS = ("none", "compile", "execute")
@@ -48,8 +48,8 @@ class BuildOptions:
     # the real config (shipped kernels): its one test split is sharded by module, never sized by num_*
     real_sources: tuple[str, ...] = _opt(
         tuple(REAL_SOURCES),
-        "real and real-train configs: comma-separated packages (warp-lang, newton, ...; real-train: gswarp, skrl, "
-        "...) or parts of them (examples, library, tests: warp-lang's; newton/tests, ...) to collect kernels from",
+        "real config: comma-separated packages (warp-lang, newton, warp-nn, gswarp, skrl, ...) or parts of them "
+        "(examples, library, tests: warp-lang's; newton/tests, ...) to collect kernels from",
     )
     real_modules: int = _opt(
         0,
@@ -59,8 +59,7 @@ class BuildOptions:
     evidence_dir: str | None = None  # shared content-addressed evidence cache (one per build or shard task)
 
     def __post_init__(self) -> None:
-        if self.config not in CONFIGS:
-            raise ConfigError(f"unknown config {self.config!r}; valid: {', '.join(CONFIGS)}")
+        spec(self.config)  # ConfigError naming the valid configs (and where a retired one's rows went)
         for name in ("categories", "real_sources"):  # comma-separated on the command line
             value = getattr(self, name)
             if isinstance(value, str):
@@ -91,15 +90,13 @@ class BuildOptions:
         if len(set(self.real_sources)) != len(self.real_sources):
             raise ConfigError(f"real_sources repeat: {list(self.real_sources)}")
         select_real_sources(self.real_sources)  # ConfigError naming what is unknown
-        if self.config in SHIPPED_SPLITS:
-            for_config(self.config, self.real_sources)  # ConfigError when it names none of this config's packages
         if not _is_int(self.real_modules) or self.real_modules < 0:
             raise ConfigError(f"real_modules must be a non-negative integer (0: all), got {self.real_modules!r}")
 
     @property
     def shipped_sources(self) -> tuple[str, ...]:
-        """The source keys this shipped config collects: ``real_sources`` less the other shipped config's."""
-        return for_config(self.config, self.real_sources)
+        """The source keys (package parts) the shipped config collects."""
+        return select_real_sources(self.real_sources)
 
     def size(self, split: str) -> int:
         return getattr(self, f"num_{split}")

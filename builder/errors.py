@@ -64,15 +64,15 @@ class PushError(RuntimeError):
 class CorruptShard(ValueError):
     """A Parquet shard of a built folder cannot be read: truncated, overwritten, or not Parquet at all."""
 
-    def __init__(self, folder: str, shard: str, reason: str):
+    def __init__(self, folder: str, shard: str, reason: str, repair: str = ""):
+        repair = repair or f"warp-cuda-ir build --out {folder} --overwrite"
         super().__init__(
-            f"{shard!r} in {folder!r} is not a readable Parquet file ({reason}); "
-            f"rebuild the folder with `warp-cuda-ir build --out {folder} --overwrite`"
+            f"{shard!r} in {folder!r} is not a readable Parquet file ({reason}); rebuild it with `{repair}`"
         )
-        self.folder, self.shard, self.reason = folder, shard, reason
+        self.folder, self.shard, self.reason, self.repair = folder, shard, reason, repair
 
     def __reduce__(self):
-        return CorruptShard, (self.folder, self.shard, self.reason)
+        return CorruptShard, (self.folder, self.shard, self.reason, self.repair)
 
 
 class OutputUnusable(ConfigError):

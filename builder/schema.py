@@ -19,8 +19,8 @@ CONFIGS = _configs.CONFIGS
 IR_CONFIGS = _configs.names(ir=True)
 # configs whose rows are drawn programs (every config but the shipped ones); standalone is built only when asked for
 GENERATED_CONFIGS = _configs.names(generated=True)
-# configs of kernels packages ship, and their one split (builder.configs: real scores models, real-train teaches)
-SHIPPED_SPLITS = {n: _configs.spec(n).splits[0] for n in _configs.names(shipped=True)}
+# configs of kernels packages ship (real: builder.shipped.splits puts each in train, validation or test)
+SHIPPED_CONFIGS = _configs.names(shipped=True)
 # (target, pass, symbol suffix of the IR function) per emitted unit (builder.configs.UNITS)
 TARGETS = {name: u.as_tuple() for name, u in _configs.UNITS.items()}
 
@@ -28,7 +28,7 @@ _S, _B, _I64, _I32, _F64, _BIN = (datasets.Value(t) for t in ("string", "bool", 
 
 FIELDS: dict[str, tuple[object, str]] = {
     "id": (_S, "Stable row id: CONFIG/SPLIT/SEED/INDEX."),
-    "config": (_S, "Config name (cuda-forward, cuda-backward, cpu, gpu-verified, real, real-train)."),
+    "config": (_S, "Config name (cuda-forward, cuda-backward, cpu, gpu-verified, real, standalone)."),
     "seed": (_I64, "Build seed; with split and index it regenerates the row exactly."),
     "split": (_S, "train, validation or test."),
     "index": (_I64, "Row index within its split."),
@@ -36,7 +36,7 @@ FIELDS: dict[str, tuple[object, str]] = {
     "category": (
         _S,
         "Generation policy (arithmetic, math, vector, ... combined); "
-        "real, real-train: examples, library or tests (what the code is for in its package).",
+        "real: examples, library or tests (what the code is for in its package).",
     ),
     "kernel_name": (_S, "Name of the @wp.kernel function; emitted C++ names are derived from it."),
     "python_source": (
@@ -144,18 +144,24 @@ FIELDS: dict[str, tuple[object, str]] = {
     "gpu_name": (_S, "gpu-verified only: CUDA device name."),
     "gpu_compute_capability": (_S, "gpu-verified only: e.g. 9.0."),
     "gpu_driver": (_S, "gpu-verified only: CUDA driver version."),
-    "source_path": (_S, "real, real-train: file and line of the kernel in its package, e.g. newton/_src/sim/ik.py:42."),
-    "package": (_S, "real, real-train: the package (its PyPI distribution name) the kernel ships in, e.g. newton."),
-    "package_version": (_S, "real, real-train: the package's exact version the row was collected from."),
+    "source_path": (_S, "real: file and line of the kernel in its package, e.g. newton/_src/sim/ik.py:42."),
+    "package": (_S, "real: the package (its PyPI distribution name) the kernel ships in, e.g. newton."),
+    "package_version": (_S, "real: the package's exact version the row was collected from."),
     "license": (
         _S,
-        "real, real-train: SPDX id of the licence of the kernel's source (its file's header, else its package's).",
+        "real: SPDX id of the licence of the kernel's source (its file's header, else its package's).",
     ),
     "copyright": (
         _S,
-        "real, real-train: the copyright notice of the kernel's file (else its package's); keep it with the row.",
+        "real: the copyright notice of the kernel's file (else its package's); keep it with the row.",
     ),
-    "qualified_name": (_S, "real, real-train: module and Python qualified name of the kernel's function."),
+    "qualified_name": (_S, "real: module and Python qualified name of the kernel's function."),
+    "split_group": (
+        _S,
+        "real: what the kernel's package is to the splits: in-project (split by module: unseen modules of seen"
+        " packages in validation and test), held-out (the whole package in test) or train-only (a training"
+        " package, all in train).",
+    ),
 }
 
 FIELD_DOCS = {k: doc for k, (_, doc) in FIELDS.items()}
@@ -171,7 +177,7 @@ EXEC_FIELDS = (
 )
 # what only a drawn program has: its coordinates and the inputs it was executed with
 GENERATED_ONLY = ("seed", "index", "attempt", "arg_roles", "arg_shapes", "launch_dims", "launch_shape", "block_dim")
-REAL_ONLY = ("source_path", "package", "package_version", "license", "copyright", "qualified_name")
+REAL_ONLY = ("source_path", "package", "package_version", "license", "copyright", "qualified_name", "split_group")
 STANDALONE_ONLY = (
     "cpu_program",
     "cuda_program",
@@ -210,7 +216,7 @@ def columns(config: str) -> tuple[str, ...]:
 
 def drawn_from_seed(config: str) -> bool:
     """Whether ``config``'s rows are programs drawn from ``(seed, split, index)``, which regenerate with their
-    inputs; the shipped kernels' rows (real, real-train) carry no seed: their inputs are built from argument types."""
+    inputs; the shipped kernels' rows (real) carry no seed: their inputs are built from argument types."""
     return "seed" in columns(config)
 
 

@@ -1,5 +1,5 @@
-"""The dataset card's sections on the shipped configs (``real``, ``real-train``), computed from their Parquet
-shards: counts by package and part, and the attribution every package's licence asks for."""
+"""The dataset card's section on the shipped config (``real``), computed from its Parquet shards: kernels per
+package and split, counts by package and part, and the attribution every package's licence asks for."""
 
 from __future__ import annotations
 
@@ -8,32 +8,49 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from builder.shipped.packages import BY_DISTRIBUTION, PARTS
+from builder.shipped.packages import BY_DISTRIBUTION, PACKAGES, PARTS
+from builder.shipped.splits import GROUPS, POLICY, group_of
 
-_COLUMNS = ["id", "category", "target", "pass", "compiled", "warp_version"]
-_PROVENANCE = ["package", "package_version", "license", "copyright"]
+_COLUMNS = ["id", "split", "category", "target", "pass", "compiled", "warp_version"]
+_PROVENANCE = ["package", "package_version", "license", "copyright", "split_group"]
 _FEATURES = (("cuda", "forward"), ("cuda", "backward"), ("cpu", "forward"))
 
-INTRO = """The `real` config is an evaluation set, not training data: the kernels that warp-lang ships (its examples,
-its library code under `warp/_src`, and its unit tests) and the kernels of projects built on Warp (their
-examples, library and tests), put through the same pipeline as the generated rows. Use it to measure how a model
-trained on the generated configs does on code people wrote, per project (`package` column). Each kernel was found
-by importing its module (never running it; modules that need packages this build does not install are skipped),
-cut out of its file with the `@wp.func`s, `@wp.struct`s, constants and imports it reads, emitted alone for every
-target and pass Warp supports for it (kernels with `enable_backward=False` have no backward row; a generic kernel
-has a row per declared overload), and compiled (NVRTC `sm_90` / Warp's CPU compiler). Real rows are not executed
-(their inputs are unknown), so the execution columns are absent; `source_path` names the file and line in its
-package. Its one split is `test`."""
+INTRO = """The `real` config is written Warp code: the kernels that warp-lang ships (its examples, its library code
+under `warp/_src`, and its unit tests) and the kernels of projects built on Warp (their examples, library and
+tests), put through the same pipeline as the generated rows. Each kernel was found by importing its module (never
+running it; modules that need packages this build does not install are skipped), cut out of its file with the
+`@wp.func`s, `@wp.struct`s, constants and imports it reads, emitted alone for every target and pass Warp supports
+for it (kernels with `enable_backward=False` have no backward row; a generic kernel has a row per declared
+overload, and a training package's generic kernel it only instantiates at launch one for its float32 instance,
+declared by the `wp.overload(...)` its `python_source` ends with), and compiled (NVRTC `sm_90` / Warp's CPU
+compiler). Real rows are not executed (their inputs are unknown), so the execution columns are absent;
+`source_path` names the file and line in its package.
 
-INTRO_TRAIN = """The `real-train` config is written Warp code to train on: the kernels of other packages built on Warp
-(none of them a package `real` scores on; `builder/shipped/packages.py` says which package is for which),
-collected, emitted and compiled exactly as `real`'s are, with the same columns. A generic kernel its package only
-instantiates at launch has one row per target for its float32 instance, and its `python_source` ends with the
-`wp.overload(...)` declaration that makes it. A model trained on the generated
-configs can mix these rows in (`warp-cuda-ir train --mix-config real-train --mix-share P` takes the rows of its
-target and pass); `validate` checks that none is a duplicate or near duplicate of a `real` kernel. Its one split
-is `train`."""
-_INTROS = {"real": INTRO, "real-train": INTRO_TRAIN}
+It is split as a code dataset is (`split_group` says which way each row went):
+- **held-out**: {held_out} go whole to `test`, to measure transfer to projects no model (and no choice of the
+  generator's) has seen;
+- **in-project**: {in_project} are split by module (source file), {shares} by a stable hash of the package and
+  module path, so `validation` and `test` hold unseen modules of seen packages;
+- **train-only**: the packages built on Warp that are collected for training ({train_only}) go whole to `train`.
+
+Near-copies stay together: kernels whose own `def` is equal once normalized, or a near duplicate (normalized token
+5-gram Jaccard >= {near}), go to the split of the first of them, so no `test` or `validation` kernel has a copy in
+`train`; `validate` checks this on the rows and fails naming the pair. Train on `train`, choose on `validation`,
+report on `test` once, per group and per package: `load_dataset(..., "real", split="train")`, or mix the train rows
+into training on a generated config with `warp-cuda-ir train --mix-config real --mix-share P`."""
+_SPLITS = ("train", "validation", "test")
+
+
+def intro() -> str:
+    """``INTRO`` with the packages of each group and the split policy as the builder has them."""
+    by_group = {g: [p.distribution for p in PACKAGES if group_of(p) == g] for g in GROUPS}
+    return INTRO.format(
+        held_out=" and ".join(by_group["held-out"]),
+        in_project=", ".join(by_group["in-project"]),
+        train_only=", ".join(by_group["train-only"]),
+        shares=" / ".join(str(p) for _, p in POLICY.shares),
+        near=POLICY.near_jaccard,
+    )
 
 
 def _read(file: Path) -> list[dict]:
@@ -44,6 +61,7 @@ def _read(file: Path) -> list[dict]:
         r.setdefault("package_version", r["warp_version"])
         r.setdefault("license", "Apache-2.0")
         r.setdefault("copyright", "")
+        r.setdefault("split_group", "")
     return table
 
 
@@ -71,12 +89,36 @@ def section(files: list[Path], config: str = "real") -> str:
     versions = ", ".join(sorted({r["warp_version"] for r in rows})) or "unknown"
     return (
         f"## The `{config}` config\n\n"
-        + _INTROS[config]
+        + intro()
+        + "\n\n"
+        + split_table(rows)
         + "\n\n"
         + "\n".join(table)
         + f"\n\n{compiled} of {len(rows)} rows carry compile evidence, emitted by warp-lang {versions}.\n\n"
         + attribution(rows)
     )
+
+
+def split_table(rows: list[dict]) -> str:
+    """Kernels (and rows) per package and split, with each package's group."""
+    kernels = {r["id"].rsplit("/", 1)[0]: r for r in rows}.values()
+    k = Counter((r["package"], r["split"]) for r in kernels)
+    n = Counter((r["package"], r["split"]) for r in rows)
+    group = {r["package"]: r["split_group"] for r in rows}
+    order = {d: i for i, d in enumerate(BY_DISTRIBUTION)}
+    lines = [
+        "| package | group | " + " | ".join(f"{s} kernels (rows)" for s in _SPLITS) + " |",
+        "|---|---|---|---|---|",
+    ]
+    for pkg in sorted(group, key=lambda d: (order.get(d, 99), d)):
+        cells = " | ".join(f"{k[(pkg, s)]} ({n[(pkg, s)]})" for s in _SPLITS)
+        lines.append(f"| {pkg} | {group[pkg]} | {cells} |")
+    total = " | ".join(
+        f"{sum(v for (_, sp), v in k.items() if sp == s)} ({sum(v for (_, sp), v in n.items() if sp == s)})"
+        for s in _SPLITS
+    )
+    lines.append(f"| total | | {total} |")
+    return "\n".join(lines)
 
 
 def attribution(rows: list[dict]) -> str:

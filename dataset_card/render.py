@@ -17,7 +17,7 @@ import yaml
 
 from builder.configs import UNITS, spec
 from builder.layout import split_files
-from builder.schema import CONFIGS, SHIPPED_SPLITS, columns, drawn_from_seed
+from builder.schema import CONFIGS, SHIPPED_CONFIGS, SPLITS, columns, drawn_from_seed
 from dataset_card.metadata import metadata
 from dataset_card.plots import most_common, plots
 from dataset_card.real import section as real_section
@@ -125,7 +125,8 @@ def context(
 
     total = sum(t.num_rows for t in stats.values()) + sum(pq.ParquetFile(f).metadata.num_rows for f in shipped_files)
     default_cfg = next(iter(per_config), shipped[0] if shipped else next(iter(stats), "cuda-forward"))
-    default_split = SHIPPED_SPLITS.get(default_cfg, "train")  # real: an evaluation set, its one split is test
+    # the first split the default config has (a real sample of held-out packages has test alone)
+    default_split = next((s for s in SPLITS if s in files.get(default_cfg, {s: 1 for s in SPLITS})), "train")
     urls = project_urls()
     return {
         "pretty_name": meta["pretty_name"],
@@ -152,7 +153,7 @@ def context(
         "builder": builder_line(urls),
         "gpu_doc": builder_doc(urls, "docs/gpu-verification.md"),
         "evaluation_doc": builder_doc(urls, "docs/evaluation.md"),
-        "real_section": "\n".join(real_section(files_of[c], c) for c in shipped if c in SHIPPED_SPLITS),
+        "real_section": "\n".join(real_section(files_of[c], c) for c in shipped if c in SHIPPED_CONFIGS),
         "standalone_section": standalone_section(files.get("standalone", {}), _source(repo_id)),
     }
 

@@ -33,8 +33,8 @@ def markdown() -> str:
             "",
             "## Configs",
             "",
-            f"Each generated config has the splits {', '.join(f'`{s}`' for s in SPLITS)}; `real` has `test` only "
-            "(see docs/real.md).",
+            f"Every config has the splits {', '.join(f'`{s}`' for s in SPLITS)}; `real` is split by package and "
+            "module, near-copies kept in one split (see docs/real.md).",
             "",
             "| config | target / pass | columns |",
             "|---|---|---|",

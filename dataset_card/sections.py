@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 from builder import GENERATOR_VERSION
 from builder.grammar.policy import CATEGORIES
 from builder.layout import infer_categories
-from builder.schema import CONFIGS, FIELD_DOCS, FIELDS, SHIPPED_SPLITS, SPLITS, columns
+from builder.schema import CONFIGS, FIELD_DOCS, FIELDS, SHIPPED_CONFIGS, SPLITS, columns
 
 
 def share(table: pa.Table, column: str) -> float | None:
@@ -72,7 +72,7 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, request) -> str:
     """The build command that makes these files again (``per_config``: the generated configs' statistics)."""
     from builder.config import BuildOptions
 
-    configs = list(per_config) + [c for c in SHIPPED_SPLITS if c in files]
+    configs = list(per_config) + [c for c in SHIPPED_CONFIGS if c in files]
     real = BuildOptions("real")  # the real config's own options, read off the build when it is known
     if request:
         o = request.options
@@ -87,7 +87,7 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, request) -> str:
         seed, sizes, cats = 0, [], CATEGORIES
         first = configs[0]
         shards = f"--num-shards {max(len(fs) for fs in files[first].values())}"
-        verify = pq.read_table(files[first][SHIPPED_SPLITS[first]][0], columns=["verify"]).column("verify").to_pylist()
+        verify = pq.read_table(next(iter(files[first].values()))[0], columns=["verify"]).column("verify").to_pylist()
         verify = verify[0] if verify else "compile"
     else:
         t = next(iter(per_config.values()))
@@ -100,16 +100,16 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, request) -> str:
         train = train if train.num_rows else t
         cats = infer_categories(train.column("index").to_pylist(), train.column("category").to_pylist())
         verify = (t.column("verify").to_pylist() or ["execute"])[0]
-        generated = {cfg: fs for cfg, fs in files.items() if cfg not in SHIPPED_SPLITS}
+        generated = {cfg: fs for cfg, fs in files.items() if cfg not in SHIPPED_CONFIGS}
         counts = {sp: len(fs) for cfg_files in generated.values() for sp, fs in cfg_files.items()}
         shards = _shard_flag({s: (n, counts[s]) for s, n in zip(SPLITS, sizes) if s in counts})
     cmd = [f"warp-cuda-ir build --configs {','.join(configs)}"]
-    if any(c not in SHIPPED_SPLITS for c in configs):  # the shipped configs have no seed, sizes or categories
+    if any(c not in SHIPPED_CONFIGS for c in configs):  # the shipped configs have no seed, sizes or categories
         cmd[0] += f" --seed {seed}"
         cmd.append(f"--num-train {sizes[0]} --num-validation {sizes[1]} --num-test {sizes[2]}")
         if tuple(cats) != tuple(CATEGORIES):
             cmd.append(f"--categories {','.join(cats)}")
-    if any(c in SHIPPED_SPLITS for c in configs):
+    if any(c in SHIPPED_CONFIGS for c in configs):
         defaults = BuildOptions(real.config).real_sources
         if real.real_sources != defaults:
             cmd.append(f"--real-sources {','.join(real.real_sources)}")

@@ -62,12 +62,13 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.programs < 1 or args.num_proc < 1:
         p.error("--programs and --num-proc must be positive")
-    if not args.out.is_dir():
+    if args.out.exists() and not args.out.is_dir():
         p.error(f"--out is not a folder: {str(args.out)!r}")
     from builder.warp_backend import codegen
 
     if not codegen.cuda_available():
         p.exit(2, "gpu_compare: no CUDA GPU visible to Warp\n")
+    args.out.mkdir(parents=True, exist_ok=True)  # created once the run can start, so a refusal leaves nothing
     jobs = [(args.seed, lo, min(lo + CHUNK, args.programs)) for lo in range(0, args.programs, CHUNK)]
     start = time.perf_counter()
     with get_context("spawn").Pool(args.num_proc) as pool:

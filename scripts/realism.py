@@ -63,8 +63,8 @@ def _args(argv):
             p.error(f"--seeds must be distinct non-negative integers, got {args.seeds!r}")
     if args.rows < 1:
         p.error(f"--rows must be at least 1, got {args.rows!r}")
-    if args.json is not None and not args.json.parent.is_dir():
-        p.error(f"--json folder does not exist: {str(args.json.parent)!r}")
+    if args.json is not None and args.json.parent.exists() and not args.json.parent.is_dir():
+        p.error(f"--json folder is not a folder: {str(args.json.parent)!r}")
     return args
 
 
@@ -93,6 +93,7 @@ def _globbed(pattern: str) -> Corpus:
 
 
 def _write_json(path: Path, columns: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w") as f:

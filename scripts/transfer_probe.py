@@ -15,9 +15,9 @@ same figures: seeded init and shuffle, ``torch.use_deterministic_algorithms``, a
 the CPU even where a GPU is present (bf16 there would change every figure). It is the yardstick for
 comparing generator versions: build each version's GEN, run the probe on each with the same REAL.
 
-``--mix-data FOLDER --mix-share P`` draws a share P of the training rows from FOLDER's ``real-train`` config (its cpu
-rows: kernels of packages built on Warp that REAL does not hold), the rest from GEN, as ``warp-cuda-ir train
---mix-config real-train`` does: the same model and steps, measuring what written code beside generated code buys.
+``--mix-data FOLDER --mix-share P`` draws a share P of the training rows from the train split of FOLDER's ``real``
+config (its cpu rows), the rest from GEN, as ``warp-cuda-ir train
+--mix-config real`` does: the same model and steps, measuring what written code beside generated code buys.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ class Protocol:
             log_every=max(1, min(25, self.steps)),
             tokenizer_rows=self.tokenizer_rows,
             model=model,
-            **({"mix_config": "real-train", "mix_data": mix[0], "mix_share": mix[1]} if mix else {}),
+            **({"mix_config": "real", "mix_data": mix[0], "mix_share": mix[1]} if mix else {}),
             **{name: getattr(self, name) for name in same},
         )
 
@@ -109,7 +109,7 @@ def generator_version(folder: str) -> str | None:
 def probe(
     data: str, real: str, protocol: Protocol, run: Path, progress=print, mix: tuple[str, float] | None = None
 ) -> dict:
-    """Train the protocol's model on ``data``'s cpu train split (with ``mix``: (folder, share) of real-train rows)
+    """Train the protocol's model on ``data``'s cpu train split (with ``mix``: (folder, share) of real train rows)
     into ``run`` and score it; the report."""
     from transformers.utils import logging
 
@@ -125,7 +125,7 @@ def probe(
     info = checkpoint.check_format(json.loads((run / "run.json").read_text()), run)
     return {
         "protocol": protocol_record(protocol, data, real),
-        "mix": {"data": mix[0], "config": "real-train", "share": mix[1]} if mix else None,
+        "mix": {"data": mix[0], "config": "real", "share": mix[1]} if mix else None,
         "train": {
             "final_batch_loss": record.get("loss"),
             "rows_seen": protocol.steps * protocol.batch_size,
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=Protocol.seed, help="model init and shuffle seed (default 0)")
     threads = "torch CPU threads (default 1); figures compare only at equal thread counts"
     p.add_argument("--threads", type=int, default=Protocol.threads, help=threads)
-    p.add_argument("--mix-data", default="", help="folder with the real-train config to mix into training")
+    p.add_argument("--mix-data", default="", help="folder with the real config, its train split mixed in")
     p.add_argument("--mix-share", type=float, default=0.0, help="share of training rows from --mix-data (0 < P < 1)")
     p.add_argument("--build", action="store_true", help="build --data / --real-data first where missing")
     p.add_argument("--run", default="", help="keep the run folder here (default: a temporary folder, removed)")

@@ -92,7 +92,7 @@ def test_a_bad_spec_fails_on_construction(kwargs, message):
 
 
 def test_what_the_card_and_the_trainer_read_from_specs():
-    assert names(shipped=True) == tuple(schema.SHIPPED_SPLITS)
+    assert names(shipped=True) == schema.SHIPPED_CONFIGS == ("real",) and spec("real").splits == schema.SPLITS
     assert [spec(c).target_pass() for c in ("cpu", "gpu-verified", "real", "standalone")] == [
         "cpu / forward",
         "cuda / forward + backward",

@@ -37,7 +37,7 @@ def test_readme_test_command_is_what_ci_runs():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
     command = "HF_HUB_OFFLINE=1 python -m pytest -q"
-    install = "pip install -q -e '.[test,train,real,real-train]'"
+    install = "pip install -q -e '.[test,train,real]'"
     assert f"pip install -q 'torch==2.13.0' && {install} && {command}" in readme
     assert ci.rstrip().splitlines()[-1] == command and install in ci and "pip install -q 'torch==2.13.0'" in ci
     assert "ruff check ." in ci and "ruff format --check ." in ci

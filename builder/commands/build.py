@@ -92,7 +92,9 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # a worker's error arrives wrapped; report its root, which names the row
         raise RuntimeError(root_cause(exc)) from exc
     for opts in request:
-        print(f"{opts.config}: " + ", ".join(_count(opts, s, n) for s, n in stats[opts.config].items()))
+        sizes = ", ".join(_count(opts, s, n) for s, n in stats[opts.config].items())
+        note = source_of(opts.config).note(opts)
+        print(f"{opts.config}: {sizes}" + (f" ({note})" if note else ""))
     print(f"wrote {args.out} (load with datasets.load_dataset({args.out!r}, {request.configs[0]!r}))")
     return 0
 

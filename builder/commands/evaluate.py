@@ -18,7 +18,7 @@ HELP = "score predictions (PRED.jsonl) against a split: exact match, compiles, s
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, help="dataset folder (built by `build`) or Hub id")
     p.add_argument("--config", required=True, help=", ".join(IR_CONFIGS))
-    p.add_argument("--split", required=True, help=", ".join(SPLITS))
+    p.add_argument("--split", default="test", help=f"{', '.join(SPLITS)} (default test)")
     p.add_argument("--predictions", required=True, help='JSONL: {"id": ROW_ID, "ir": FUNCTION} a line')
     p.add_argument("--out", required=True, help="REPORT.json (written atomically)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per child (compile + run; default 60)")
@@ -79,8 +79,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         evaluator.close()
     cats = {k: r["category"] for k, r in used.items()}
-    pkgs = {k: r["package"] for k, r in used.items()} if "package" in data.columns(args.config) else None
-    rep = scores.build(args.config, args.split, len(rows), results, cats, pkgs)
+    shipped = "package" in data.columns(args.config)
+    pkgs = {k: r["package"] for k, r in used.items()} if shipped else None
+    groups = {k: r["split_group"] for k, r in used.items()} if shipped else None
+    rep = scores.build(args.config, args.split, len(rows), results, cats, pkgs, groups)
     scores.write(rep, Path(args.out))
     print(scores.table(rep))
     if not rep["functional_evaluated"]:

@@ -45,6 +45,28 @@ def read(store) -> dict | None:
     return doc
 
 
+def repair_command(folder: str, doc: dict | None) -> str:
+    """The command that rebuilds a finished folder's missing or broken shards, and only those, with the options its
+    manifest records (``--resume`` on a finished folder of the same options repairs it in place)."""
+    from builder.config import cli_default, user_fields
+
+    if doc is None or not isinstance(doc.get("options"), dict):
+        return f"warp-cuda-ir build --out {folder} --overwrite (with the options it was built with)"
+    if doc.get("generator_version") != GENERATOR_VERSION:
+        return (
+            f"warp-cuda-ir build --out {folder} --overwrite (it was built by generator "
+            f"{doc.get('generator_version')}; this is {GENERATOR_VERSION})"
+        )
+    opts = doc["options"]
+    argv = ["warp-cuda-ir build", f"--configs {','.join(opts.get('configs', []))}"]
+    for f in user_fields():
+        value = opts.get(f.name)
+        shown = ",".join(value) if isinstance(value, list) else value
+        if value is not None and shown != cli_default(f):
+            argv.append(f"--{f.name.replace('_', '-')} {shown}")
+    return " ".join([*argv, f"--out {folder}", "--resume"])
+
+
 def same_build(doc: dict, request: BuildRequest) -> bool:
     """The manifest records these options and this generator: its shards are the ones this build writes."""
     return doc.get("generator_version") == GENERATOR_VERSION and doc.get("options") == request.public()

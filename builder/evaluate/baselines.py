@@ -1,8 +1,9 @@
 """Baseline predictions, so scores have a scale: ``python -m builder.evaluate.baselines``.
 
 - ``reference``: each row's own ``ir`` (the ceiling: every rate 1.0);
-- ``nearest``: the ``ir`` of the train row of the same category whose ``python_source`` is most similar
-  (difflib ratio over tokens), i.e. retrieval without adaptation;
+- ``nearest``: the ``ir`` of the train row of the same category, target and pass whose own kernel (its ``def`` in
+  ``python_source``, without the helpers and sibling kernels beside it) is most similar (difflib ratio over
+  tokens), i.e. retrieval without adaptation;
 - ``nearest_body``: the row's own signature (from its reference) on the body of that nearest train row's
   ``ir``, so the prediction passes the static checks and is judged by compiling and running;
 - ``retrieval_rename``: that nearest row's ``ir`` with its kernel name and argument names replaced by the
@@ -13,9 +14,9 @@
 - ``empty``: the reference signature with an empty body (compiles, computes nothing): what ``compiled``
   alone is worth.
 
-The train rows come from ``--train-data`` (default: ``--data``) and ``--train-config`` (default: ``--config``);
-for the ``real`` config, whose rows have no train split, name a generated folder and config, and only the rows of
-that config's target and pass are predicted.
+The train rows come from ``--train-data`` (default: ``--data``) and ``--train-config`` (default: ``--config``),
+split ``train``: for ``real``, its own train split (written code of modules and packages the test rows are not
+in). A train config of one unit (cpu, ...) predicts only the rows of its target and pass.
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ import re
 import sys
 from pathlib import Path
 
+from builder.configs import CONFIGS, spec
 from builder.evaluate import data
-from builder.schema import TARGETS
+from builder.shipped.splits import own_kernel
 
 KINDS = ("reference", "nearest", "nearest_body", "retrieval_rename", "retrieval_rename_types", "empty")
-RETRIEVAL = ("kernel_name", "arg_names", "arg_types")  # the columns renaming reads, on both sides
+RETRIEVAL = ("kernel_name", "arg_names", "arg_types")  # the columns renaming (and cutting the own kernel) reads
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 # an identifier, with the struct access before it when it is one of the kernel's argument structs
 # (``_wp_args->x``, ``wp_contiguous_args.x``, the backward's adjoint structs)
@@ -43,17 +45,27 @@ def _tokens(source: str) -> list[str]:
     return _TOKEN.findall(source)
 
 
+def _own(row: dict) -> list[str]:
+    """The tokens of a row's own kernel: a module's sibling kernels and shared helpers would dominate the match."""
+    key = "_own_tokens"
+    if key not in row:
+        row[key] = _tokens(own_kernel(row["python_source"], row["kernel_name"]))
+    return row[key]
+
+
 def nearest_row(row: dict, train: list[dict], same_types: bool = False) -> dict:
-    """The most similar same-category train row (difflib ratio over tokens; ties: the first in dataset order);
-    with ``same_types``, among those whose argument types equal the row's when there are any."""
-    pool = [t for t in train if t["category"] == row["category"]] or train
+    """The train row of the same target and pass (and category, where there is one) whose own kernel is most
+    similar (difflib ratio over tokens; ties: the first in dataset order); with ``same_types``, among those whose
+    argument types equal the row's when there are any."""
+    unit = [t for t in train if (t["target"], t["pass"]) == (row["target"], row["pass"])] or train
+    pool = [t for t in unit if t["category"] == row["category"]] or unit
     if same_types:
         pool = [t for t in pool if t["arg_types"] == row["arg_types"]] or pool
     matcher = difflib.SequenceMatcher(autojunk=False)
-    matcher.set_seq2(_tokens(row["python_source"]))
+    matcher.set_seq2(_own(row))
     best, best_ratio = pool[0], -1.0
     for t in pool:
-        matcher.set_seq1(_tokens(t["python_source"]))
+        matcher.set_seq1(_own(t))
         # quick_ratio bounds ratio from above: a row that cannot beat the best is not aligned (same answer)
         if matcher.quick_ratio() <= best_ratio:
             continue
@@ -131,10 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     train = []
     if retrieval:
         train_config = args.train_config or args.config
-        if train_config not in TARGETS:
-            p.error(f"--train-config must be a config with a train split ({', '.join(TARGETS)}), got {train_config!r}")
-        target, pass_, _ = TARGETS[train_config]
-        rows = [r for r in rows if (r["target"], r["pass"]) == (target, pass_)]
+        if train_config not in CONFIGS or not spec(train_config).ir or "train" not in spec(train_config).splits:
+            p.error(f"--train-config must be a config of ir rows with a train split, got {train_config!r}")
+        one = spec(train_config).single_unit
+        if one:  # its rows hold one unit: predict the rows of that target and pass
+            rows = [r for r in rows if (r["target"], r["pass"]) == (one.target, one.pass_)]
         train = data.load_rows(args.train_data or args.data, train_config, "train", extra=RETRIEVAL)
     out = Path(args.out)
     tmp = out.with_name(f".{out.name}.tmp")

@@ -10,7 +10,8 @@ from builder.schema import drawn_from_seed
 
 COMMON = ("id", "config", "split", "category", "python_source", "target", "pass", "ir", "entry_point", "module_source")
 GENERATED = ("seed", "index", "generator_version")  # a drawn program regenerates its inputs from these
-SHIPPED = ("kernel_name", "arg_types", "package")  # inputs built from argument types; scores reported per package
+# inputs built from argument types; scores reported per package and per split group (in-project, held-out)
+SHIPPED = ("kernel_name", "arg_types", "package", "split_group")
 
 
 def columns(config: str) -> tuple[str, ...]:

@@ -75,15 +75,20 @@ def build(
     results: list[Result],
     categories: dict[str, str],
     packages: dict[str, str] | None = None,
+    groups: dict[str, str] | None = None,
 ) -> dict:
     """The report; ``packages`` (id -> package, the ``real`` config's rows) adds a ``by_package`` table, so a score
-    on real code is read per project."""
+    on real code is read per project, and ``groups`` (id -> split group) a ``by_group`` one: unseen modules of seen
+    packages (in-project) apart from packages held out whole (held-out)."""
     by_cat: dict[str, list[Result]] = {}
     by_pkg: dict[str, list[Result]] = {}
+    by_group: dict[str, list[Result]] = {}
     for r in results:
         by_cat.setdefault(categories[r.id], []).append(r)
         if packages:
             by_pkg.setdefault(packages[r.id], []).append(r)
+        if groups:
+            by_group.setdefault(groups[r.id], []).append(r)
     failures = Counter(r.reason for r in results if r.reason and r.reason != NO_GPU)
     not_evaluated = Counter(r.reason for r in results if r.reason == NO_GPU and r.compiled)
     not_scored = Counter(reason for reason in {r.id: r.not_scored for r in results if r.not_scored}.values())
@@ -95,6 +100,7 @@ def build(
         "functional_evaluated": not any(r.reason == NO_GPU for r in results),
         "by_category": {c: scores(rs) for c, rs in sorted(by_cat.items())},
         **({"by_package": {p: scores(rs) for p, rs in sorted(by_pkg.items())}} if packages else {}),
+        **({"by_group": {g: scores(rs) for g, rs in sorted(by_group.items())}} if groups else {}),
         "failures": dict(sorted(failures.items(), key=lambda kv: (-kv[1], kv[0]))),
         "not_evaluated": dict(sorted(not_evaluated.items())),
         "not_scored": dict(sorted(not_scored.items(), key=lambda kv: (-kv[1], kv[0]))),
@@ -121,7 +127,11 @@ def table(report: dict) -> str:
     ks = list(report["pass_at_k"])
     head = ["", "rows", "preds", "exact", "compiled", "functional", *(f"pass@{k}" for k in ks)]
     lines = [head]
-    groups = [*report["by_category"].items(), *((f"package {p}", s) for p, s in report.get("by_package", {}).items())]
+    groups = [
+        *report["by_category"].items(),
+        *((f"group {g}", s) for g, s in report.get("by_group", {}).items()),
+        *((f"package {p}", s) for p, s in report.get("by_package", {}).items()),
+    ]
     for name, s in [("all", report), *groups]:
         cells = [_cell(s[f]) for f in ("exact_match", "compiled", "functional")]
         lines.append([name, str(s["rows"]), str(s["predictions"]), *cells, *(_cell(s["pass_at_k"].get(k)) for k in ks)])

@@ -91,8 +91,9 @@ def generated(row: dict, program: Program, n: int) -> list[Trial]:
 
 
 def kernel_id(row_id: str) -> str:
-    """A real row's id without its config: the three rows of one kernel share their trials."""
-    return row_id.rsplit("/", 1)[0]
+    """A real row's kernel, ``MODULE:KERNEL[SIGNATURE]`` (its id without config, split and unit): the three rows of
+    one kernel share their trials, and a kernel keeps them whichever split it is in."""
+    return row_id.split("/", 2)[-1].rsplit("/", 1)[0]
 
 
 def real(row: dict, ndim: int, n: int) -> list[Trial]:

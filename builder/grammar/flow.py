@@ -21,7 +21,7 @@ def _header(g: Producer, trips: int) -> tuple[str, str]:
     j = k.fresh(rng.choice(("j", "k", "m", "s")) if "j" in k.mod.used else "j")
     r = rng.random()
     if r < g.p.static_loops:
-        c = k.fresh(rng.choice(("NUM_TERMS", "ORDER", "TAPS", "NUM_ITERS")))
+        c = k.fresh(rng.choice(("NUM_TERMS", "DEGREE", "TAPS", "NUM_ITERS")))
         k.mod.consts[c] = f"{c} = wp.constant({trips})"
         return j, f"range(wp.static({c}))" if rng.random() < g.p.odds.loop_static_range else f"range({c})"
     if r < g.p.static_loops + g.p.odds.loop_trips_param:
@@ -36,7 +36,7 @@ def loop_sum(g: Producer, t: WType, depth: int, vary: bool) -> E:
     kind = rng.choice(("weights", "horner", "relax"))
     coeffs = (
         k.array(
-            T.F32, "in", (-1.0, 1.0), rng.choice(("coeffs", "weights", "taps", "kernel_w", "c")), ndim=1, shape=(trips,)
+            T.F32, "in", (-1.0, 1.0), rng.choice(("coeffs", "weights", "taps", "filt", "c")), ndim=1, shape=(trips,)
         )
         if kind != "relax"
         else None

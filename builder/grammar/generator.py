@@ -34,7 +34,7 @@ VERBS = {
     "stencil": ("diffuse", "smooth", "relax", "blur", "advect"),
     "reduction": ("reduce", "accumulate", "sum", "bin", "scatter"),
     "sparse": ("spmv", "gather", "csr_apply", "graph_smooth"),
-    "pairwise": ("compute_density", "pair_forces", "neighbor_sum", "collide"),
+    "pairwise": ("compute_density", "spring_forces", "neighbor_sum", "collide"),
     "geometry": ("query", "closest_point", "sample", "project", "signed_distance"),
     "hash": ("hash", "bin", "count", "bucket"),
     "indexed": ("gather", "copy", "apply", "update", "eval", "transform", "sync"),

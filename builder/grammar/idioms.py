@@ -146,7 +146,7 @@ def particles(g: Gen) -> None:
     if rng.random() < g.p.odds.particles_gravity:
         gvec = k.param(VEC3, (-1.0, 1.0), rng.choice(("gravity", "g", "external_accel")))
         acc = E(f"{acc.at(ADD)} + {gvec.code}", VEC3, T.sym(mag(acc.iv) + 1.0), True, ADD)
-    a_name = k.bind(rng.choice(("a", "accel")), acc) if rng.random() < g.p.odds.particles_named_accel else acc
+    a_name = k.bind(rng.choice(("a", "acc_i")), acc) if rng.random() < g.p.odds.particles_named_accel else acc
     v_new = k.fresh(rng.choice(("v_new", "v1", "vel_new")))
     k.emit(f"{v_new} = {v.code} + {a_name.at(MUL)} * {dt.code}")
     if rng.random() < g.p.odds.particles_damping:

@@ -38,7 +38,7 @@ def _total(g: Gen, t: WType, value: E) -> None:
     op = "sub" if rng.random() < g.p.odds.total_subtracted else "add"
     if t == VEC3 and rng.random() < g.p.odds.total_in_double:  # many float32 terms summed into a double total
         if "(" in value.code or value.prec != ATOM:
-            value = k.bind(rng.choice(("v", "term", "contrib")), value)
+            value = k.bind(rng.choice(("v", "term", "share")), value)
         value, t = E(f"wp.vec3d({value.code})", T.VEC3D, value.iv, True), T.VEC3D
     acc = k.array(t, "acc", stem=rng.choice(("total", "sum_out", "loss", "energy")), ndim=1, length=1, op=op)
     if rng.random() < g.p.odds.total_plus_equals and t == T.F32 and op == "add":
@@ -54,7 +54,7 @@ def _block(g: Gen, t: WType, value: E) -> None:
     s = k.fresh(rng.choice(("s", "block_sum", "partial")))
     acc = k.array(t, "acc", stem=rng.choice(("total", "norm_sq", "loss")), ndim=1, length=1, op="add")
     if value.prec != 100 or "[" in value.code or "(" in value.code:  # wp.tile takes a local value
-        value = k.bind(rng.choice(("v", "val", "contrib")), value)
+        value = k.bind(rng.choice(("v", "val", "share")), value)
     k.emit(f"{tv} = wp.tile({value.code})")
     k.emit(f"{s} = wp.tile_sum({tv})")
     k.emit(f"wp.tile_atomic_add({acc.name}, {s})")
@@ -77,7 +77,7 @@ def _segment(g: Gen, t: WType, value: E) -> None:
     """Sums per segment (a body, a cluster) given by an index array."""
     k, rng = g.k, g.rng
     nb = rng.choice((4, 8, 16))
-    seg = k.array(T.I32, "index", (0, nb - 1), rng.choice(("labels", "segment_ids", "cluster", "body_id")))
+    seg = k.array(T.I32, "index", (0, nb - 1), rng.choice(("group_ids", "segment_ids", "cluster", "body_id")))
     stem = rng.choice(("sums", "body_f", "cluster_sum", "per_body"))
     acc = k.array(t, "acc", stem=stem, ndim=1, length=nb, op="add")
     idx = k.fresh(rng.choice(("s", "seg", "b", "c")))
@@ -206,7 +206,7 @@ def pairwise(g: Gen) -> None:
     k.emit(f"{acc} = {_zero(t)}")
     j = k.fresh("j")
     k.emit(f"for {j} in range({n.code}):")
-    d, r2 = k.fresh(rng.choice(("d", "dx", "r_ij"))), k.fresh(rng.choice(("r2", "dist_sq", "d2")))
+    d, r2 = k.fresh(rng.choice(("d", "dx", "r_ab"))), k.fresh(rng.choice(("r2", "dist_sq", "d2")))
     k.emit(f"    {d} = {xi.code} - {pos.name}[{j}]")
     sq = f"wp.dot({d}, {d})" if rng.random() < g.p.odds.pairwise_dot else f"wp.length_sq({d})"
     k.emit(f"    {r2} = {sq}")

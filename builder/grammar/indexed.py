@@ -220,7 +220,7 @@ def _select(g: Gen, _: bool) -> None:
     """A value that starts from a literal and is overwritten under a condition, then stored."""
     k, rng = g.k, g.rng
     t = rng.choice((T.F32, T.F32, VEC3))
-    name = k.fresh(rng.choice(("w", "weight", "s", "f", "contrib")))
+    name = k.fresh(rng.choice(("w", "weight", "s", "f", "share")))
     k.emit(f"{name} = {_zero(t)}")
     test = _flag(g) if rng.random() < g.p.odds.select_on_flag else None
     if test is None:

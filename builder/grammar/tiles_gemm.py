@@ -29,9 +29,9 @@ def gemm(g: Gen) -> None:
     alpha = k.param(T.F32, (0.5, 2.0), "alpha").code if rng.random() < g.p.tile_step else ""
     scale = f", alpha={alpha}" if alpha else ""
     c_off = f"offset=({i} * {cm}, {j} * {cn})"
-    acc = k.fresh(rng.choice(("acc", "sum", "c_tile")))
+    acc = k.fresh(rng.choice(("acc", "sum", "tile_c")))
     if steps == 1 and rng.random() < g.p.odds.gemm_single_load:
-        at, bt = k.fresh("a_tile"), k.fresh("b_tile")
+        at, bt = k.fresh("tile_a"), k.fresh("tile_b")
         k.emit(f"{at} = wp.tile_load({a.name}, shape=({cm}, {ck}), offset=({i} * {cm}, 0))")
         k.emit(f"{bt} = wp.tile_load({b.name}, shape=({ck}, {cn}), offset=(0, {j} * {cn}))")
         if rng.random() < g.p.tile_step:  # C = alpha * A @ B + beta * C_in, read and written in place
@@ -51,7 +51,7 @@ def gemm(g: Gen) -> None:
             k.emit(f"{panel} = wp.tile_load({a.name}, shape=({cm}, {depth}), offset=({i} * {cm}, 0))")
         k.emit(f"for {step} in range({_trips(g, a.name, steps, ck)}):")
         k.indent += 1
-        at, bt = k.fresh("a_tile" if panel else "a"), k.fresh("b")
+        at, bt = k.fresh("tile_a" if panel else "a"), k.fresh("b")
         if panel:
             k.emit(f"{at} = wp.tile_view({panel}, offset=(0, {step} * {ck}), shape=({cm}, {ck}))")
         else:
@@ -79,7 +79,7 @@ def _trips(g: Gen, a: str, steps: int, ck: str) -> str:
     if r < g.p.odds.trips_const:
         return _const(g, "K_TILES", steps)
     if r < g.p.odds.trips_const + g.p.odds.trips_param:
-        return g.k.size_param(steps, g.rng.choice(("k_tiles", "num_k", "k_steps"))).code
+        return g.k.size_param(steps, g.rng.choice(("k_tiles", "n_k", "k_steps"))).code
     return f"{a}.shape[1] // {ck}"
 
 
@@ -89,7 +89,7 @@ def _epilogue(g: Gen, acc: str, cm: str, cn: str, j: str, n: int, bound: float) 
     out = acc
     if rng.random() < g.p.tile_step:
         bias = k.array(T.F32, "in", (-1.0, 1.0), rng.choice(("bias", "b_row", "shift")), ndim=1, shape=(n,))
-        bt = k.fresh(rng.choice(("bias_t", "b_tile", "row_bias")))
+        bt = k.fresh(rng.choice(("bias_t", "tile_b", "row_bias")))
         k.emit(f"{bt} = wp.tile_load({bias.name}, shape={cn}, offset={j} * {cn})")
         nxt = k.fresh(rng.choice(("z", "biased", "pre")))
         k.emit(f"{nxt} = {out} + wp.tile_broadcast({bt}, shape=({cm}, {cn}))")

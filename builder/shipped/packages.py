@@ -24,11 +24,10 @@ from builder.errors import ConfigError
 # collected (rows hold the kernels' source and code emitted from it)
 REDISTRIBUTABLE = frozenset({"Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause"})
 PARTS = ("examples", "library", "tests")
-# what a package's kernels are for: the real config scores models on the evaluation packages; the real-train
-# config teaches with the training packages. A package is one or the other, so no real row is ever trained on.
+# what a package's kernels are for: an evaluation package is split by module (or held out whole in test,
+# ``Package.held_out``); a training package's kernels are all in real's train split (builder.shipped.splits)
 USES = ("evaluation", "training")
-USE_OF_CONFIG = {"real": "evaluation", "real-train": "training"}
-EXTRA_OF_USE = {"evaluation": "real", "training": "real-train"}  # the pyproject extra that installs them
+EXTRA_OF_USE = {"evaluation": "real", "training": "real"}  # the pyproject extra that installs them
 
 
 @dataclass(frozen=True)
@@ -65,8 +64,13 @@ class Package:
     # is (a parameter-name pattern, fnmatch; the struct's name in the kernel's module) for the instance
     # builder.warp_backend.shipped_import.derive_overload declares, as the package's own dispatch would pick it
     struct_instances: tuple[tuple[str, str], ...] = ()
+    # an evaluation package held out whole: every kernel in real's test split, none in train or validation, so a
+    # score on it measures transfer to a project no model (and no choice of the generator's) has seen
+    held_out: bool = False
 
     def __post_init__(self) -> None:
+        if self.held_out and self.use != "evaluation":
+            raise ConfigError(f"{self.distribution}: only an evaluation package is held out")
         if self.use not in USES:
             raise ConfigError(f"{self.distribution}: unknown use {self.use!r}; valid: {', '.join(USES)}")
         if any(not name.startswith(self.import_name + ".") or not why for name, why in self.leave_out):
@@ -134,6 +138,7 @@ PACKAGES: tuple[Package, ...] = (
         _APACHE_NVIDIA,
         "",
         (Part("library", ""),),
+        held_out=True,
     ),
     Package(
         "warp-nn",
@@ -143,8 +148,9 @@ PACKAGES: tuple[Package, ...] = (
         _APACHE_NVIDIA,
         "https://github.com/NVIDIA/warp-nn",
         (Part("library", ""),),
+        held_out=True,
     ),
-    # training only (the real-train config): packages built on Warp that no real row comes from
+    # training only (real's train split): packages built on Warp whose kernels are never scored on
     Package(
         "gswarp",
         "1.1.0",
@@ -236,18 +242,6 @@ def select(selectors: tuple[str, ...]) -> tuple[str, ...]:
         )
     chosen = set(selectors)
     return tuple(k for k, (p, _) in SOURCES.items() if k in chosen or p.distribution in chosen)
-
-
-def for_config(config: str, selectors: tuple[str, ...]) -> tuple[str, ...]:
-    """The source keys of ``selectors`` that ``config`` collects (real: evaluation packages, real-train: training
-    packages); ``ConfigError`` when that leaves none."""
-    use = USE_OF_CONFIG[config]
-    keys = tuple(k for k in select(selectors) if SOURCES[k][0].use == use)
-    if not keys:
-        valid = ", ".join(p.distribution for p in PACKAGES if p.use == use)
-        named = ",".join(selectors)
-        raise ConfigError(f"--real-sources {named} names no package the {config} config collects ({valid})")
-    return keys
 
 
 def packages_of(sources: tuple[str, ...]) -> list[Package]:

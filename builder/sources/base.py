@@ -57,6 +57,10 @@ class RowSource(ABC):
         program's source, or ``module:NAME:KERNEL``), and the launch block size it is loaded with."""
         return row["python_source"], row.get("block_dim") or 0
 
+    def note(self, opts: BuildOptions) -> str:
+        """What the build's last lines add after a config's split sizes ("" for nothing)."""
+        return ""
+
     def size(self, opts: BuildOptions, split: str, n: int) -> str:
         """How the build's last lines report ``n`` rows of ``split``."""
         return f"{split}={n}"

@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from builder.schema import SHIPPED_SPLITS
+from builder.schema import SHIPPED_CONFIGS
 from builder.train import batches, checkpoint, model, predict, prompt, tokenizer
 
 
@@ -49,9 +49,9 @@ class Tally:
 def source_of(row_id: str) -> str:
     """Where a row comes from: for a real row, its package by import name, warp-lang's split into its parts
     (``warp.examples``, ``warp._src``, ``warp.tests``; ``newton`` for ``real/test/newton._src.x:kernel/cpu``); the
-    config for a generated row (``cpu/test/0/1``). A real-train row's too (``real-train/train/gswarp.x:kernel/cpu``)."""
+    config for a generated row (``cpu/test/0/1``). A real train row's too (``real/train/gswarp.x:kernel/cpu``)."""
     parts = row_id.split("/")
-    if parts[0] in SHIPPED_SPLITS and len(parts) > 2:
+    if parts[0] in SHIPPED_CONFIGS and len(parts) > 2:
         module = parts[2].split(":")[0].split(".")
         return ".".join(module[:2]) if module[0] == "warp" else module[0]
     return parts[0]
@@ -59,36 +59,42 @@ def source_of(row_id: str) -> str:
 
 def score(ckpt: str | Path, data: str, config: str, split: str, limit: int = 0, batch_tokens: int = 8192) -> dict:
     """Loss over the rows ``predict`` would decode (the first ``limit`` with the trained target and pass): the
-    overall summary, with ``by_source`` holding one summary per ``source_of`` group."""
+    overall summary, with ``by_source`` holding one summary per ``source_of`` group, and for ``real`` rows
+    ``by_group`` one per ``split_group`` (in-project: unseen modules of seen packages; held-out packages)."""
     folder = checkpoint.latest(Path(ckpt))
     opts = checkpoint.read_info(folder)["options"]
     # on the GPU where one is visible: on a 16-core GPU machine's CPU a checkpoint's curve took 5 minutes
     tok, net = tokenizer.load(folder / "tokenizer.json"), model.for_inference(folder)
     rows = predict.rows_to_predict(data, config, split, opts["config"], predict.DecodeOptions(limit=limit))
     tallies: dict[str, Tally] = defaultdict(Tally)
+    groups: dict[str, Tally] = defaultdict(Tally)
     examples, owners = [], []
     for row in rows:
-        t = tallies[source_of(row["id"])]
+        mine = [tallies[source_of(row["id"])]] + ([groups[row["split_group"]]] if row.get("split_group") else [])
         ids, n_prompt, cut = _example(tok, row, opts["max_prompt"])
         nbytes = len(row["ir"].encode("utf-8"))
-        t.rows += 1
-        if len(ids) > opts["max_length"]:  # no position past the trained context: left out, not cut
-            t.left_out += 1
-            t.left_out_bytes += nbytes
-            continue
-        t.scored += 1
-        t.prompts_cut += cut
-        t.ir_bytes += nbytes
-        t.ir_tokens += len(ids) - n_prompt - 1
-        examples.append((ids, n_prompt))
-        owners.append(t)
-    for t, nats in zip(owners, _completion_losses(net, examples, tok.token_to_id(prompt.PAD), batch_tokens)):
-        t.nats += float(nats[:-1].sum())
-        t.eos_nats += float(nats[-1])
+        for t in mine:
+            t.rows += 1
+            if len(ids) > opts["max_length"]:  # no position past the trained context: left out, not cut
+                t.left_out += 1
+                t.left_out_bytes += nbytes
+                continue
+            t.scored += 1
+            t.prompts_cut += cut
+            t.ir_bytes += nbytes
+            t.ir_tokens += len(ids) - n_prompt - 1
+        if len(ids) <= opts["max_length"]:
+            examples.append((ids, n_prompt))
+            owners.append(mine)
+    for mine, nats in zip(owners, _completion_losses(net, examples, tok.token_to_id(prompt.PAD), batch_tokens)):
+        for t in mine:
+            t.nats += float(nats[:-1].sum())
+            t.eos_nats += float(nats[-1])
     total = Tally()
     for t in tallies.values():
         total.add(t)
-    return {**total.summary(), "by_source": {k: tallies[k].summary() for k in sorted(tallies)}}
+    out = {**total.summary(), "by_source": {k: tallies[k].summary() for k in sorted(tallies)}}
+    return out | ({"by_group": {k: groups[k].summary() for k in sorted(groups)}} if groups else {})
 
 
 def _example(tok, row: dict, max_prompt: int) -> tuple[list[int], int, bool]:

@@ -10,7 +10,7 @@ from builder.errors import ConfigError
 # a model is trained on one unit (cuda-forward, cuda-backward, cpu): configs whose rows all hold the same one
 TRAINABLE = tuple(n for n, s in REGISTRY.items() if s.ir and s.single_unit)
 # written code to mix in (--mix-config): shipped configs for training, whose rows of the trained unit are kept
-MIXABLE = names(shipped=True, use="training")
+MIXABLE = names(shipped=True)
 
 
 def _opt(default, help: str):
@@ -71,7 +71,7 @@ class TrainOptions:
     train_rows: int = _opt(0, "train on the first N rows of the train split, in stored order (0: every row)")
     # written kernels beside the generated ones: the real-train config's rows of the same target and pass, drawn in
     # this share of the rows (oversampled: an epoch ends when the train split is exhausted)
-    mix_config: str = _opt("", "also train on this config's train split (real-train), rows of --config's target")
+    mix_config: str = _opt("", "also train on this config's train split (real), rows of --config's target")
     mix_share: float = _opt(0.0, "share of training rows drawn from --mix-config (0 < share < 1)")
     mix_data: str = _opt("", "folder or Hub id holding --mix-config (default: --data)")
     save_every: int = _opt(100, "write a checkpoint every N steps (and at the end)")

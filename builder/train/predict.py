@@ -50,7 +50,7 @@ def rows_to_predict(data: str, config: str, split: str, trained: str, opts: Deco
     """Rows of the split with the trained target and pass (``real`` mixes them), the first ``limit`` of them."""
     want = TARGETS[trained][:2]
     rows = []
-    for row in stream.open_split(data, config, split):
+    for row in stream.open_split(data, config, split, extra=("split_group",)):
         if opts.all_targets or (row["target"], row["pass"]) == want:
             rows.append(row)
             if len(rows) == opts.limit:

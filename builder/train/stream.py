@@ -29,21 +29,24 @@ def rank_from_env() -> tuple[int, int]:
     return rank, world
 
 
-def open_split(data: str, config: str, split: str):
-    """A streamed split of a built folder or a Hub id, reduced to the columns training reads."""
+def open_split(data: str, config: str, split: str, extra: tuple[str, ...] = ()):
+    """A streamed split of a built folder or a Hub id, reduced to the columns training reads (and those of ``extra``
+    the config has: scoring reads a real row's ``split_group``)."""
     import datasets
+
+    from builder.schema import columns
 
     try:
         ds = datasets.load_dataset(str(data), config, split=split, streaming=True)
     except (FileNotFoundError, ValueError) as exc:  # a missing folder, config or split
         raise ConfigError(f"cannot stream {config}/{split} from {str(data)!r}: {exc}".splitlines()[0]) from exc
-    return ds.select_columns(COLUMNS)
+    return ds.select_columns(COLUMNS + [c for c in extra if c in columns(config)])
 
 
 def mixed(ds, config: str, seed: int, mix_data: str, mix_config: str, share: float):
-    """``ds`` with rows of ``mix_config`` (a config holding every target and pass: real-train) of ``config``'s
-    target and pass drawn in ``share`` of the rows, in a seeded order; the smaller side is repeated until both are
-    exhausted, so an epoch still reads every row of ``ds``."""
+    """``ds`` with train rows of ``mix_config`` (a config holding every target and pass: real's written code) of
+    ``config``'s target and pass drawn in ``share`` of the rows, in a seeded order; the smaller side is repeated
+    until both are exhausted, so an epoch still reads every row of ``ds``."""
     import datasets
 
     from builder.schema import TARGETS

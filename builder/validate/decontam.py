@@ -1,11 +1,11 @@
-"""The ``real`` config (shipped kernels, an evaluation set) shares no program with what a model trains on: the
-generated configs and ``real-train`` (kernels of other packages built on Warp, which may copy a real one).
+"""``real``'s evaluation splits (validation and test: written kernels a model is scored on) share no program with the
+generated configs a model trains on. (Within ``real``, near-copies never straddle its splits: ``checks.splits``.)
 
-Run when the folder has ``real`` and at least one config to train on, with ``builder.sources.shipped.overlap``:
-every distinct real ``python_source`` against every distinct training one. An exact duplicate (equal source, or equal
-normalized form: identifiers by order of appearance, literals as ``N``) fails: a model trained on the generated
-configs would have seen that evaluation kernel. Near duplicates (MinHash LSH over normalized token 5-grams,
-confirmed with the exact Jaccard similarity >= ``NEAR_JACCARD``) are reported; they fail when more than
+Run when the folder has ``real`` and at least one generated config, with ``builder.shipped.overlap``: every distinct
+``python_source`` of real's validation and test rows against every distinct generated one. An exact duplicate (equal
+source, or equal normalized form: identifiers by order of appearance, literals as ``N``) fails: a model trained on
+the generated configs would have seen that evaluation kernel. Near duplicates (MinHash LSH over normalized token
+5-grams, confirmed with the exact Jaccard similarity >= ``NEAR_JACCARD``) are reported; they fail when more than
 ``NEAR_FAIL_SHARE`` of the real kernels have one, since a few short kernels (a single ``a[i] = b[i] * s``) may come
 close to a drawn program by chance, while many would mean the grammar reproduces the shipped code. The share is
 also taken per package (the ``package`` column): a score on one project must not rest on kernels the generator
@@ -19,22 +19,25 @@ import pyarrow as pa
 from builder.checks.base import MAX_OFFENDERS, Result
 from builder.configs import spec
 from builder.grammar import siblings
-from builder.sources.shipped.overlap import decontaminate
+from builder.shipped.overlap import decontaminate
 
 NEAR_JACCARD = 0.8  # normalized 5-gram Jaccard similarity that makes a near duplicate
 NEAR_FAIL_SHARE = 0.01  # near duplicates allowed, as a share of the distinct real kernels
+EVALUATED = ("validation", "test")  # real's splits a model is scored on (validation: where choices are made)
 
 
 class Decontamination:
     name = "decontamination"
 
     def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
-        # the evaluation side: shipped configs with a test split only (real); everything else is trained on
-        shipped = [c for c in tables if spec(c).use == "evaluation"]
-        generated = [c for c in tables if c not in shipped]
+        # the evaluation side: the shipped configs' evaluation splits; the generated configs are trained on
+        shipped = [c for c in tables if spec(c).shipped]
+        generated = [c for c in tables if spec(c).generated]
+        evaluated = {c: {s: t for s, t in tables[c].items() if s in EVALUATED} for c in shipped}
         label = ",".join(shipped)
-        if not shipped or not generated:
-            return Result(self.name, label, "skip", "needs the real config and a config to train on in one folder")
+        if not any(evaluated.values()) or not generated:
+            return Result(self.name, label, "skip", "needs real's validation or test split and a generated config")
+        tables = {**tables, **evaluated}
         real = [p for c in shipped for p in _pairs(tables[c])]
         # a generated module may hold sibling kernels before the row's: each is text a model trains on, and is
         # compared alone (a real kernel inside a long module would share too few shingles with all of it)

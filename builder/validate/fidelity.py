@@ -35,11 +35,11 @@ def differences(row: dict, reference: dict[str, str]) -> str:
     # the ir function: the __global__ entry itself (CUDA), or the kernel the extern "C" CPU wrapper calls
     entry = row["entry_point"]
     symbol = entry if row["target"] == "cuda" else entry.removesuffix("_cpu_forward") + "_cpu_kernel_forward"
-    try:
-        ir = codegen.function(tu, symbol)
-    except KeyError:
+    # a shipped module's unit holds every overload of a generic kernel under one name: the row's is one of them
+    found = codegen.functions(tu, symbol)
+    if not found:
         return f"ir (Warp's unit has no {symbol})"
-    bad = [] if ir == row["ir"] else ["ir"]
+    bad = [] if row["ir"] in found else ["ir"]
     if sources.source_of(row["config"]).whole_unit and tu != row["module_source"]:
         bad.append("module_source")
     return ",".join(bad)

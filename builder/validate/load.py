@@ -55,8 +55,12 @@ def read_shard(folder: Path, path: Path) -> pa.Table:
     try:
         return pq.read_table(path)
     except (pa.ArrowException, OSError) as exc:
+        from builder.dataset import manifest
+        from builder.dataset.storage import LocalStore
+
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise CorruptShard(str(folder), path.relative_to(folder).as_posix(), reason) from exc
+        repair = manifest.repair_command(str(folder), manifest.read(LocalStore(folder)))
+        raise CorruptShard(str(folder), path.relative_to(folder).as_posix(), reason, repair) from exc
 
 
 def _load_folder(folder: Path, config: str | None) -> Loaded:

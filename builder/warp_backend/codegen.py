@@ -396,14 +396,24 @@ def emit_kernel(
 
 def function(tu: str, symbol: str) -> str:
     """The full definition of ``symbol`` in a translation unit (from its declaration to its closing brace)."""
+    found = functions(tu, symbol)
+    if not found:
+        raise KeyError(f"{symbol} not found in the generated translation unit")
+    return found[0]
+
+
+def functions(tu: str, symbol: str) -> list[str]:
+    """Every definition of ``symbol`` in a translation unit, in order: a module's unit holds one per overload of a
+    generic kernel, all of one name once hashes are stripped."""
     lines = tu.splitlines()
     pat = re.compile(rf"\b{re.escape(symbol)}\s*\(")
+    out = []
     for n, line in enumerate(lines):
         if pat.search(line) and not line.rstrip().endswith(";") and not line.startswith((" ", "\t")):
             start = n - 1 if n > 0 and lines[n - 1].startswith("template") else n
             end = next(k for k in range(n, len(lines)) if lines[k] == "}")
-            return "\n".join(lines[start : end + 1]) + "\n"
-    raise KeyError(f"{symbol} not found in the generated translation unit")
+            out.append("\n".join(lines[start : end + 1]) + "\n")
+    return out
 
 
 _REFERENCE = """import warp as wp

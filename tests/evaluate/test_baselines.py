@@ -50,8 +50,27 @@ def test_rename_gives_what_warp_emits_for_the_renamed_kernel(index):
 
 def test_same_types_prefers_a_neighbour_with_the_row_s_argument_types():
     row = {"category": "c", "python_source": "a b c", "arg_types": ["int32"], "kernel_name": "k", "arg_names": ["x"]}
+    row |= {"target": "cpu", "pass": "forward"}
     close = {**row, "arg_types": ["float32"], "ir": "close"}
     typed = {**row, "python_source": "z y", "ir": "typed"}
     assert baselines.nearest_row(row, [close, typed])["ir"] == "close"
     assert baselines.nearest_row(row, [close, typed], same_types=True)["ir"] == "typed"
     assert baselines.nearest_row(row, [close], same_types=True)["ir"] == "close"  # no typed row: the plain pool
+
+
+SIBLING = "@wp.kernel\ndef s{n}(a: wp.array(dtype=float)):\n    a[wp.tid()] = wp.sin(a[wp.tid()]) * {n}.0\n\n\n"
+
+
+def test_retrieval_reads_the_rows_own_kernel_and_keeps_to_its_target_and_pass():
+    own = "@wp.kernel\ndef k(x: wp.array(dtype=int)):\n    x[wp.tid()] = x[wp.tid()] + 1\n"
+    head = "import warp as wp\n\n\n"
+    # the row's module holds three sibling kernels before its own
+    row = {"category": "c", "kernel_name": "k", "python_source": head + SIBLING.format(n=1) * 3 + own}
+    row |= {"target": "cpu", "pass": "forward", "arg_types": ["int32"], "arg_names": ["x"]}
+    alone = {**row, "python_source": head + own, "ir": "own"}  # the same kernel, no siblings
+    # the same siblings, another kernel: the closer module, were whole sources compared
+    siblings = {**row, "kernel_name": "s2", "python_source": head + SIBLING.format(n=1) * 3 + SIBLING.format(n=2)}
+    siblings["ir"] = "sib"
+    assert baselines.nearest_row(dict(row), [siblings, alone])["ir"] == "own"
+    backward = {**alone, "pass": "backward", "ir": "backward"}
+    assert baselines.nearest_row(dict(row), [backward, siblings])["ir"] == "sib"  # never another pass's ir

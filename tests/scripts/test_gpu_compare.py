@@ -18,14 +18,15 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_bad_arguments_are_one_line(tmp_path):
-    for args in (["--programs", "0", "--out", str(tmp_path)], ["--out", str(tmp_path / "missing")]):
+    (tmp_path / "a_file").write_text("")
+    for args in (["--programs", "0", "--out", str(tmp_path)], ["--out", str(tmp_path / "a_file")]):
         r = _run(*args)
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("gpu_compare: "), r.stderr
 
 
 @pytest.mark.skipif(has_cuda(), reason="checks the message on a machine without a GPU")
 def test_without_a_gpu_it_says_so(tmp_path):
-    r = _run("--programs", "2", "--out", str(tmp_path))
+    r = _run("--programs", "2", "--out", str(tmp_path / "new" / "folder"))  # created only when the run can start
     assert r.returncode == 2 and r.stderr.strip().endswith("gpu_compare: no CUDA GPU visible to Warp")
     assert list(tmp_path.iterdir()) == []
 

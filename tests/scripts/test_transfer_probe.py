@@ -25,12 +25,12 @@ pytestmark = pytest.mark.slow  # builds a folder and trains
 
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
-    """One folder with a tiny cpu config (24 train, 3 test rows), the real rows of two shipped modules and the
-    real-train rows of two warp-jsb modules."""
+    """One folder with a tiny cpu config (24 train, 3 test rows) and real rows of warp-nn (held out: all in test,
+    which the probe scores) and warp-jsb (a training package: all in train, which a mix draws from)."""
     from builder.cli import main
 
     out = tmp_path_factory.mktemp("probe") / "data"
-    argv = ["build", "--configs", "cpu,real,real-train", "--real-sources", "examples,warp-jsb", "--real-modules", "2"]
+    argv = ["build", "--configs", "cpu,real", "--real-sources", "warp-nn,warp-jsb"]
     argv += ["--verify", "none"]
     argv += ["--num-train", "24", "--num-validation", "0", "--num-test", "3", "--rows-per-shard", "12"]
     assert main([*argv, "--out", str(out)]) == 0
@@ -46,13 +46,14 @@ def test_the_report_has_its_fields_and_finite_figures(both, tmp_path, capsys, mo
     assert set(report) == {"protocol", "mix", "train", "generated", "real", "seconds"} and report["mix"] is None
     assert report["protocol"]["steps"] == 2 and report["protocol"]["checkpoint_format"] == 2
     assert report["generated"]["rows"] == 3 and set(report["generated"]["by_source"]) == {"cpu"}
-    assert report["real"]["rows"] > 0 and set(report["real"]["by_source"]) == {"warp.examples"}
+    assert report["real"]["rows"] > 0 and set(report["real"]["by_source"]) == {"warp_nn"}
+    assert set(report["real"]["by_group"]) == {"held-out"}
     for part in ("generated", "real"):
         for key in ("nats_per_byte", "nats_per_token", "eos_nats"):
             assert math.isfinite(report[part][key]) and report[part][key] > 0
         assert report[part]["scored"] + report[part]["left_out"] == report[part]["rows"]
     printed = capsys.readouterr().out
-    assert printed.startswith("protocol: {") and "nats_per_byte" in printed and "warp.examples" in printed
+    assert printed.startswith("protocol: {") and "nats_per_byte" in printed and "warp_nn" in printed
     assert not list(scratch.iterdir())  # the temporary run folder is gone
 
 
@@ -65,10 +66,11 @@ def test_same_data_same_figures(both, tmp_path):
 
 
 def test_a_mix_of_real_train_rows_is_recorded_and_reproducible(both, tmp_path):
+    # the mix draws real's train split (warp-jsb here); the scored real rows are its test split (warp-nn)
     tiny = P.Protocol(steps=3, layers=1, hidden=32, heads=2, vocab_size=400, tokenizer_rows=24, warmup_steps=1)
     first = P.probe(both, both, tiny, tmp_path / "a", progress=lambda m: None, mix=(both, 0.5))
     again = P.probe(both, both, tiny, tmp_path / "b", progress=lambda m: None, mix=(both, 0.5))
-    assert first["mix"] == {"data": both, "config": "real-train", "share": 0.5}
+    assert first["mix"] == {"data": both, "config": "real", "share": 0.5}
     assert first["real"] == again["real"] and first["train"] == again["train"]
     plain = P.probe(both, both, tiny, tmp_path / "c", progress=lambda m: None)
     assert plain["train"]["final_batch_loss"] != first["train"]["final_batch_loss"], "the mix changes what it learns"

@@ -33,10 +33,10 @@ def bpe(tiny):
 
 @pytest.fixture(scope="session")
 def written(tmp_path_factory) -> Path:
-    """real-train config from warp-jsb alone (5 small modules): written kernels to mix into training."""
+    """real config from warp-jsb alone (5 small modules of a training package: all in train), to mix in."""
     from builder.cli import main
 
     out = tmp_path_factory.getbasetemp() / "train_written"
-    argv = ["build", "--configs", "real-train", "--real-sources", "warp-jsb", "--verify", "none", "--out", str(out)]
+    argv = ["build", "--configs", "real", "--real-sources", "warp-jsb", "--verify", "none", "--out", str(out)]
     assert main(argv) == 0
     return out

@@ -94,9 +94,9 @@ def test_train_rows_keeps_the_same_first_rows_in_every_epoch(tiny):
 
 
 def test_mix_draws_its_share_of_written_rows_of_the_same_target_seeded(tiny, written):
-    mix = (str(written), "real-train", 0.5)
+    mix = (str(written), "real", 0.5)
     rows = list(itertools.islice(RowStream(str(tiny), "cpu", seed=5, buffer_size=0, mix=mix), 400))
-    mixed = [r for r in rows if r["id"].startswith("real-train/")]
+    mixed = [r for r in rows if r["id"].startswith("real/train/")]
     assert all((r["target"], r["pass"]) == ("cpu", "forward") for r in rows), "only the config's target and pass"
     assert 0.35 < len(mixed) / len(rows) < 0.65, len(mixed)
     # the small side repeats; an epoch still reads every generated row
@@ -109,8 +109,8 @@ def test_mix_options_validate_themselves():
     from builder.train.options import TrainOptions
 
     with pytest.raises(ConfigError, match="go together"):
-        TrainOptions(data="d", out="o", mix_config="real-train")
+        TrainOptions(data="d", out="o", mix_config="real")
     with pytest.raises(ConfigError, match="cannot mix in config 'cpu'"):
         TrainOptions(data="d", out="o", mix_config="cpu", mix_share=0.2)
     with pytest.raises(ConfigError, match="between 0 and 1"):
-        TrainOptions(data="d", out="o", mix_config="real-train", mix_share=1.0)
+        TrainOptions(data="d", out="o", mix_config="real", mix_share=1.0)

@@ -1,5 +1,5 @@
-"""The decontamination check fails on a real kernel that a generated program or a real-train kernel reproduces,
-exactly or renamed."""
+"""The decontamination check fails on a kernel of real's validation or test split that a generated program
+reproduces, exactly or renamed."""
 
 import pyarrow as pa
 
@@ -45,12 +45,23 @@ def test_without_a_generated_config_it_is_skipped():
     assert result.status == "skip"
 
 
-def test_a_real_train_kernel_that_copies_a_real_one_fails_and_real_train_alone_is_no_evaluation_side():
-    # real-train is trained on: another package that ships a copy of a real kernel must not be in it
-    real = _tables([("real/test/m:scale/cpu", REAL)], "test")
-    copied = _tables([("real-train/train/p:k/cpu", RENAMED), ("real-train/train/p:n/cpu", OTHER)], "train")
-    result = Decontamination().run({"real": real, "real-train": copied})
-    assert result.status == "fail" and result.offenders == ["real/test/m:scale/cpu"], result.message
-    assert "distinct training ones (real-train)" in result.message
-    alone = Decontamination().run({"real-train": copied, "cpu": _tables([("cpu/train/0/0", REAL)], "train")})
-    assert alone.status == "skip"  # no evaluation set in the folder: nothing to keep clean
+def test_reals_evaluation_splits_are_checked_and_its_train_split_is_not():
+    # real's train split is trained on, like the generated configs: only validation and test are kept clean here
+    # (within real, near-copies never straddle the splits: builder.checks.splits)
+    tables = {
+        "real": {
+            **_tables([("real/train/m:scale/cpu", REAL)], "train"),
+            **_tables([("real/test/m:n/cpu", OTHER)], "test"),
+        },
+        "cpu": _tables([("cpu/train/0/0", REAL)], "train"),
+    }
+    result = Decontamination().run(tables)
+    assert result.status == "pass" and "1 distinct real sources" in result.message, result.message
+    validation = {
+        **tables,
+        "real": {**tables["real"], **_tables([("real/validation/m:scale/cpu", REAL)], "validation")},
+    }
+    result = Decontamination().run(validation)
+    assert result.status == "fail" and result.offenders == ["real/validation/m:scale/cpu"], result.message
+    alone = Decontamination().run({"real": _tables([("real/train/m:scale/cpu", REAL)], "train"), "cpu": tables["cpu"]})
+    assert alone.status == "skip"  # no evaluation split in the folder: nothing to keep clean

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -179,7 +180,7 @@ def test_broken_card_fails(copy, capsys):
     assert _check(report, "card").status == "fail" and "missing" in _check(report, "card").message
 
 
-def test_truncated_shard_is_one_line_naming_it(copy):
+def test_truncated_shard_is_one_line_naming_it_and_the_command_that_repairs_it(folder, copy):
     shard = copy / "cpu" / "train-00001-of-00002.parquet"
     shard.write_bytes(shard.read_bytes()[:300])
     proc = _cli("validate", str(copy), "--fidelity-sample", "0")
@@ -187,6 +188,13 @@ def test_truncated_shard_is_one_line_naming_it(copy):
     assert proc.returncode == 1, proc.stderr
     assert len(err) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert "cpu/train-00001-of-00002.parquet" in err[0] and "not a readable Parquet file" in err[0]
+    # the advice is the command that rebuilds that shard with the folder's own options: run it, as a user would
+    command = err[0].split("rebuild it with `", 1)[1].rstrip("`")
+    assert command.startswith("warp-cuda-ir build --configs ") and command.endswith(f"--out {copy} --resume")
+    good = (folder / "cpu" / "train-00001-of-00002.parquet").read_bytes()
+    repaired = _cli(*shlex.split(command)[1:])
+    assert repaired.returncode == 0, repaired.stderr
+    assert shard.read_bytes() == good and _cli("validate", str(copy), "--fidelity-sample", "0").returncode == 0
 
 
 def test_a_shard_datasets_cannot_read_fails_naming_it(copy):

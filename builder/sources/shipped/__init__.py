@@ -13,7 +13,9 @@ from collections.abc import Iterator
 from builder.checks.evidence import BuiltinCoverage, Verification
 from builder.checks.ids import UniqueIds
 from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
+from builder.checks.splits import SplitIsolation
 from builder.config import BuildOptions
+from builder.configs import names
 from builder.sources.base import RowSource
 from builder.sources.plan import Shard, real_shards
 from builder.sources.shipped.rows import Sample, Summary, evidence, report, shipped_rows
@@ -38,10 +40,10 @@ def overload_declarations(source: str) -> list[str]:
 
 class ShippedSource(RowSource):
     name = "shipped"
-    configs = ("real", "real-train")
+    configs = names(shipped=True)
     regenerates = False  # no seed or index: a row is what the installed warp-lang ships
     whole_unit = False  # a row's unit holds its kernel alone; Warp's unit for the shipped module holds them all
-    shared_shards = False  # real and real-train collect different packages
+    shared_shards = False  # a shipped config plans its own shards (by module, per split)
 
     def plan(self, opts: BuildOptions) -> list[Shard]:
         return real_shards(opts)
@@ -53,12 +55,14 @@ class ShippedSource(RowSource):
 
     def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
         counts = Summary()
-        yield from shipped_rows(opts, Sample(modules=shard.modules), counts)  # imports Warp, when rows are made
+        sample = Sample(modules=shard.modules, split=shard.split)
+        yield from shipped_rows(opts, sample, counts)  # imports Warp, when rows are made
         summary.update(counts.to_json())
 
     def checks(self, config: str) -> list:
-        # one split of shipped kernels: nothing to regenerate, no category cycle, never executed
+        # shipped kernels: nothing to regenerate, no category cycle, never executed; near-copies in one split
         return [
+            SplitIsolation(),
             NonEmpty(),
             Placement(),
             UniqueIds(),
@@ -78,11 +82,10 @@ class ShippedSource(RowSource):
         declared = overload_declarations(row["python_source"])
         return f"module:{name}:{row['kernel_name']}" + "".join(f"\n{d}" for d in declared), 0
 
-    def size(self, opts: BuildOptions, split: str, n: int) -> str:
+    def note(self, opts: BuildOptions) -> str:
         if evidence(opts.verify) == "none":
-            return f"{split}={n}"
-        never = " (shipped kernels are never executed)" if opts.verify == "execute" else ""
-        return f"{split}={n}, compiled{never}"
+            return ""
+        return "compiled; shipped kernels are never executed" if opts.verify == "execute" else "compiled"
 
     def report(self, summaries: list[dict], config: str) -> None:
         report(Summary.merged(summaries), config)

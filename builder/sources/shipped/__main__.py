@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from builder.config import BuildOptions
+from builder.configs import names
 from builder.errors import ConfigError
 from builder.grammar.sample import sample
 from builder.shipped.packages import SOURCES as SOURCE_KEYS
@@ -34,7 +35,7 @@ def _stride(text: str) -> dict[str, int]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m builder.sources.shipped", description=__doc__.splitlines()[0])
-    p.add_argument("--config", default="real", choices=("real", "real-train"), help="the shipped config (default real)")
+    p.add_argument("--config", default="real", choices=names(shipped=True), help="the shipped config (default real)")
     p.add_argument("--sources", default=",".join(SOURCE_KEYS), help="packages or PACKAGE/PART sources (default: all)")
     p.add_argument("--limit", type=int, default=None, help="at most this many kernels")
     p.add_argument("--stride", default="", help="SOURCE=K,...: keep every K-th module of SOURCE (a timing sample)")
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
 def _decontam(got: list[dict], n: int) -> None:
     from builder.grammar.policy import CATEGORIES
     from builder.schema import SPLITS
-    from builder.sources.shipped.overlap import decontaminate
+    from builder.shipped.overlap import decontaminate
 
     synthetic = [(f"{s}/0/{i}", sample(0, s, i, CATEGORIES).program.source) for s in SPLITS for i in range(n)]
     r = decontaminate([(row["id"], row["python_source"]) for row in got], synthetic)

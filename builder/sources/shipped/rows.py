@@ -18,11 +18,12 @@ from dataclasses import dataclass, field, fields
 from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
 from builder.errors import ConfigError
-from builder.schema import SHIPPED_SPLITS, TARGETS, features
+from builder.schema import TARGETS, features
 from builder.shipped.modules import ShippedModule, modules, runs_code_at_import, strided
+from builder.shipped.overlap import builtins, normalized_sha256
 from builder.shipped.packages import REDISTRIBUTABLE, SOURCES, header, require
+from builder.shipped.splits import assign, group_of
 from builder.sources.columns import source_columns, unit_columns
-from builder.sources.shipped.overlap import builtins, normalized_sha256
 
 REAL_CONFIGS = ("cuda-forward", "cuda-backward", "cpu")
 # seconds for one shipped module's import in its own process (kills a hung import); a loaded 2-core machine
@@ -44,6 +45,7 @@ class Sample:
     modules: tuple[str, ...] | None = None  # dotted module names to keep (a shard's modules); None: all
     max_kernels: int | None = None  # stop after this many kernels; None: every kernel
     stride: dict[str, int] | None = None  # {source: k}: keep every k-th module of that source
+    split: str | None = None  # a shard's split: write only its kernels of this split (builder.shipped.splits)
 
     def __post_init__(self) -> None:
         if self.max_kernels is not None and (not isinstance(self.max_kernels, int) or self.max_kernels < 1):
@@ -97,18 +99,19 @@ def record(
     verify: str,
     warp_version: str,
     terms: tuple[str, str],
+    split: str,
     shipped: str = "real",
 ) -> dict:
-    """A row (without its compile evidence) for one kernel result of ``shipped_import`` and one config;
+    """A row (without its compile evidence) for one kernel result of ``shipped_import`` and one unit, in ``split``;
     ``terms`` is the licence and copyright notice its file's rows carry (``terms()``); ``shipped`` the config."""
     kernel_license, notice = terms
     tu, ir, entry, options = unit
     target, pass_, _ = TARGETS[config]
     pkg = mod.package
     return {
-        "id": f"{shipped}/{SHIPPED_SPLITS[shipped]}/{mod.name}:{kernel.key}{kernel.signature}/{config}",
+        "id": f"{shipped}/{split}/{mod.name}:{kernel.key}{kernel.signature}/{config}",
         "config": shipped,
-        "split": SHIPPED_SPLITS[shipped],
+        "split": split,
         "category": mod.part.name,
         "kernel_name": kernel.key,
         **source_columns(kernel.python_source),
@@ -132,6 +135,7 @@ def record(
         "license": kernel_license,
         "copyright": notice,
         "qualified_name": f"{mod.name}.{kernel.qualname}",
+        "split_group": group_of(pkg),
     }
 
 
@@ -144,6 +148,9 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
     verify = evidence(opts.verify)
     require(opts.shipped_sources)
     mods = modules(opts.shipped_sources)
+    if opts.real_modules:
+        mods = mods[: opts.real_modules]
+    assigned = assign(tuple(mods))
     mods = strided(mods, sample.stride or {})
     if sample.modules is not None:
         mods = [m for m in mods if m.name in sample.modules]
@@ -174,6 +181,9 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
         for kernel in res.kernels:
             if sample.max_kernels is not None and taken >= sample.max_kernels:
                 break
+            split = assigned.split_of(mod, f"{mod.path}:{kernel.line}")
+            if split is None or split != (sample.split or split):  # another shard's row, or left out
+                continue
             why = left_out.get(f"{mod.name}.{kernel.qualname}")
             if why:
                 summary.kernels_skipped["left out by its package entry: " + why] += 1
@@ -186,7 +196,7 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
                 summary.kernels_skipped["Warp emits no unit for it"] += 1
                 continue
             taken += 1
-            pending.append((mod, kernel, file_terms))
+            pending.append((mod, kernel, file_terms, split))
         if len(pending) >= BATCH_KERNELS:
             yield from _finish(opts.config, pending, verify, tc, names, seen, summary, shipped_compile)
             pending = []
@@ -205,14 +215,14 @@ def _finish(
 ):
     """Compile a group of kernels' units and yield their rows of the shipped config ``shipped``."""
     recs, jobs = [], []
-    for mod, kernel, file_terms in pending:
+    for mod, kernel, file_terms, split in pending:
         for config in REAL_CONFIGS:
             if config not in kernel.units:
                 continue
-            rec = record(mod, kernel, config, kernel.units[config], verify, tc["warp"], file_terms, shipped)
+            rec = record(mod, kernel, config, kernel.units[config], verify, tc["warp"], file_terms, split, shipped)
             n = 2
             while rec["id"] in seen:  # one Python module may hold equal keys in several Warp modules
-                head = f"{shipped}/{SHIPPED_SPLITS[shipped]}/{mod.name}:{kernel.key}{kernel.signature}"
+                head = f"{shipped}/{split}/{mod.name}:{kernel.key}{kernel.signature}"
                 rec["id"] = f"{head}~{n}/{config}"
                 n += 1
             seen.add(rec["id"])

@@ -1,5 +1,6 @@
-"""real-train: a generic kernel its package never instantiates gets a float32 instance, declared in the row's source
-as the package would write it, and that row is what Warp's public pipeline writes once the declaration runs."""
+"""real's training packages: a generic kernel its package never instantiates gets a float32 instance, declared in
+the row's source as the package would write it, and that row is what Warp's public pipeline writes once the
+declaration runs."""
 
 import ast
 
@@ -17,10 +18,10 @@ MODULE = "skrl.utils.framework.warp.ops"
 
 @pytest.fixture(scope="module")
 def rows():
-    pytest.importorskip("skrl", reason="the real-train extra installs skrl")
+    pytest.importorskip("skrl", reason="the real extra installs skrl")
     summary = Summary()
     got = list(
-        shipped_rows(BuildOptions("real-train", real_sources="skrl", verify="none"), Sample(modules=(MODULE,)), summary)
+        shipped_rows(BuildOptions("real", real_sources="skrl", verify="none"), Sample(modules=(MODULE,)), summary)
     )
     return got, summary
 
@@ -65,11 +66,9 @@ SPH_MODULE = "warpSPHCore.coreOperations.wp_gradient"
 
 @pytest.fixture(scope="module")
 def sph_rows():
-    pytest.importorskip("warpSPHCore", reason="the real-train extra installs warpsphcore")
+    pytest.importorskip("warpSPHCore", reason="the real extra installs warpsphcore")
     return list(
-        shipped_rows(
-            BuildOptions("real-train", real_sources="warpsphcore", verify="none"), Sample(modules=(SPH_MODULE,))
-        )
+        shipped_rows(BuildOptions("real", real_sources="warpsphcore", verify="none"), Sample(modules=(SPH_MODULE,)))
     )
 
 

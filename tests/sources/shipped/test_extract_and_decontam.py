@@ -6,7 +6,7 @@ from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
 from builder.schema import columns, features
 from builder.shipped.extract import block_dim_in_source, extract, star_imports
-from builder.sources.shipped.overlap import decontaminate, normalized_sha256
+from builder.shipped.overlap import decontaminate, normalized_sha256
 
 MODULE = """import math
 

@@ -31,13 +31,14 @@ def test_each_entry_is_what_is_installed_under_a_licence_that_allows_redistribut
 
 def test_the_real_extras_pin_every_package_but_warp_lang_at_its_entry():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    extra = sorted(project["optional-dependencies"]["real"])
-    assert extra == sorted(p.pin for p in PACKAGES if p.distribution != "warp-lang" and p.use == "evaluation")
-    pins = [d for d in project["optional-dependencies"]["real-train"] if "==" in d]
-    assert sorted(pins) == sorted(p.pin for p in PACKAGES if p.use == "training")
+    extra = project["optional-dependencies"]["real"]
+    pins = [d for d in extra if "==" in d]
+    assert sorted(pins) == sorted(p.pin for p in PACKAGES if p.distribution != "warp-lang")
     # what a training package's modules import beside it is installed by the same extra
     needs = {n for p in PACKAGES for n in p.needs}
-    assert needs <= {d.split(">")[0].split("=")[0] for d in project["optional-dependencies"]["real-train"]}
+    assert needs <= {d.split(">")[0].split("=")[0] for d in extra}
+    # the former real-train extra installs the same
+    assert project["optional-dependencies"]["real-train"] == ["warp-cuda-ir[real]"]
     # warp-lang is the project's own dependency: its range must admit the version the real config is collected at
     from packaging.requirements import Requirement
 
@@ -106,19 +107,14 @@ def test_a_files_own_header_names_its_licence_and_copyright():
     assert packages.header("import warp as wp\n") == (None, [])
 
 
-def test_real_scores_on_evaluation_packages_and_real_train_teaches_with_the_others():
+def test_real_collects_every_package_and_real_train_is_retired():
     from builder.config import BuildOptions
 
-    every = tuple(SOURCES)
-    real, train = packages.for_config("real", every), packages.for_config("real-train", every)
-    assert not set(real) & set(train)
-    assert {SOURCES[k][0].use for k in real} == {"evaluation"} and {SOURCES[k][0].use for k in train} == {"training"}
-    assert "examples" in real and "newton/library" in real and "gswarp/library" in train
-    assert BuildOptions("real-train").shipped_sources == train  # the default collects every training package
-    assert BuildOptions("real", real_sources="examples,warp-jsb").shipped_sources == ("examples",)
-    with pytest.raises(ConfigError, match="names no package the real-train config collects") as e:
-        BuildOptions("real-train", real_sources="newton")
-    assert "\n" not in str(e.value) and "gswarp" in str(e.value)
+    assert BuildOptions("real").shipped_sources == tuple(SOURCES)  # the default collects every package
+    assert BuildOptions("real", real_sources="examples,warp-jsb").shipped_sources == ("examples", "warp-jsb/library")
+    with pytest.raises(ConfigError, match="config 'real-train' is retired: its rows are real's train split") as e:
+        BuildOptions("real-train")
+    assert "\n" not in str(e.value)
 
 
 def test_a_package_that_needs_an_optional_package_requires_it(monkeypatch):
@@ -126,7 +122,7 @@ def test_a_package_that_needs_an_optional_package_requires_it(monkeypatch):
 
     real_find = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "torch" else real_find(n, *a))
-    with pytest.raises(ConfigError, match=r"need torch installed: pip install -e '\.\[real-train\]'") as e:
+    with pytest.raises(ConfigError, match=r"need torch installed: pip install -e '\.\[real\]'") as e:
         packages.require(("gswarp",))
     assert "\n" not in str(e.value)
     packages.require(("warp-jsb",))  # needs nothing beside it

@@ -27,10 +27,10 @@ PINNED: dict[str, tuple[dict[str, int], dict[str, int]]] = {
     ),
     "nvalchemi-toolkit-ops": ({"nvalchemi-toolkit-ops/library": 8}, {"nvalchemi-toolkit-ops/library": 62}),
     "warp-nn": ({"warp-nn/library": 2}, {"warp-nn/library": 17}),
-    # real-train's packages (training only): every module (they are small). skrl's 59 generic kernels are collected
-    # through their float32 instance (shipped_import.derive_overload); 29 of warpsphcore's 32 through an instance
-    # with the structs its dispatch passes (Package.struct_instances), and 36 of its 37 read helpers its star imports
-    # bring (shipped_import.star_bound)
+    # the training packages (real's train split): every module (they are small). skrl's 59 generic kernels are
+    # collected through their float32 instance (shipped_import.derive_overload); 29 of warpsphcore's 32 through an
+    # instance with the structs its dispatch passes (Package.struct_instances), and 36 of its 37 read helpers its star
+    # imports bring (shipped_import.star_bound)
     "gswarp": ({"gswarp/library": 1}, {"gswarp/library": 39}),
     "warpsphcore": ({"warpsphcore/library": 1}, {"warpsphcore/library": 37}),
     "skrl": ({"skrl/library": 1}, {"skrl/library": 76}),
@@ -54,8 +54,7 @@ def test_every_package_and_source_is_pinned():
 def test_kernels_collected_per_source_are_pinned(package):
     stride, pinned = PINNED[package]
     summary = Summary()
-    config = "real" if BY_DISTRIBUTION[package].use == "evaluation" else "real-train"
-    for _ in shipped_rows(BuildOptions(config, real_sources=package, verify="none"), Sample(stride=stride), summary):
+    for _ in shipped_rows(BuildOptions("real", real_sources=package, verify="none"), Sample(stride=stride), summary):
         pass
     got = dict(summary.kernels)
     off = {s: (got.get(s, 0), n) for s, n in pinned.items() if abs(got.get(s, 0) - n) > max(2, SLACK * n)}

@@ -38,9 +38,8 @@ def test_real_rows_compile_and_opt_outs_have_no_backward_row():
     assert all(list(r) == list(columns("real")) for r in got)
     for r in got:
         config = "cpu" if r["target"] == "cpu" else f"cuda-{r['pass']}"
-        assert (
-            r["id"] == f"real/test/{r['source_path'].split(':')[0][:-3].replace('/', '.')}:{r['kernel_name']}/{config}"
-        )
+        module = r["source_path"].split(":")[0][:-3].replace("/", ".")
+        assert r["id"] == f"real/{r['split']}/{module}:{r['kernel_name']}/{config}" and r["split"] == "train"
         assert r["entry_point"] in r["module_source"] and r["ir"] in r["module_source"]
         assert r["source_path"].startswith(("warp/examples/core/example_dem.py:", "warp/examples/optim/"))
         if r["target"] == "cuda":
@@ -51,7 +50,7 @@ def test_real_rows_compile_and_opt_outs_have_no_backward_row():
     repulsion = [r for r in got if "particle_repulsion" in r["id"]]
     assert repulsion and all(r["pass"] == "forward" for r in repulsion)  # both kernels set enable_backward=False
     dem = {r["id"] for r in got if "example_dem" in r["id"]}
-    assert "real/test/warp.examples.core.example_dem:integrate/cuda-backward" in dem
+    assert "real/train/warp.examples.core.example_dem:integrate/cuda-backward" in dem
     assert summary.rows_skipped == {} and summary.kernels["examples"] == 4
     assert [r["id"] for r in shipped_rows(opts, subset)] == [r["id"] for r in got]
 
@@ -70,33 +69,22 @@ def test_python_source_stands_alone_and_emits_the_same_kernel():
     assert body == [line for line in row["ir"].splitlines() if not line.lstrip().startswith("//")]
 
 
-def test_builder_config_real_gives_the_test_split_with_its_schema(tmp_path):
+def test_builder_config_real_puts_a_held_out_package_in_test_and_a_training_package_in_train(tmp_path):
     from warp_cuda_ir import WarpCudaIR
 
-    # the first six example modules: four run code at import or need torch, two give six kernels
-    kw = {"verify": "none", "real_sources": "examples", "real_modules": 6, "num_shards": 2}
+    # warp-nn (held out whole) and warp-jsb (a training package: 5 modules, 5 kernels, one without a cuda-backward
+    # row Warp can emit)
+    kw = {"verify": "none", "real_sources": "warp-nn,warp-jsb"}
     b = WarpCudaIR(config_name="real", cache_dir=str(tmp_path / "hf"), **kw)
     b.download_and_prepare()
-    assert list(b.info.splits) == ["test"]
-    ds = b.as_dataset(split="test")
-    assert ds.features == features("real") and len(ds) == 18
-    assert all(r["id"].startswith("real/test/warp.examples.") and r["category"] == "examples" for r in ds)
-    assert len({r["id"].rsplit("/", 1)[0] for r in ds}) == 6  # six kernels, a row per target and pass
-
-
-def test_builder_config_real_train_gives_the_train_split_of_training_packages_only(tmp_path):
-    from warp_cuda_ir import WarpCudaIR
-
-    # warp-jsb: 5 modules, 5 kernels (one without a cuda-backward row Warp can emit); "examples" is real's, not taken
-    kw = {"verify": "none", "real_sources": "examples,warp-jsb"}
-    b = WarpCudaIR(config_name="real-train", cache_dir=str(tmp_path / "hf"), **kw)
-    b.download_and_prepare()
-    assert list(b.info.splits) == ["train"]
-    ds = b.as_dataset(split="train")
-    assert ds.features == features("real-train") and len(ds) > 0
-    assert {r["package"] for r in ds} == {"warp-jsb"} and {r["license"] for r in ds} == {"MIT"}
-    assert all(r["id"].startswith("real-train/train/warp_jsb.") and r["config"] == "real-train" for r in ds)
-    assert len({r["id"].rsplit("/", 1)[0] for r in ds}) == 5
+    assert sorted(b.info.splits) == ["test", "train"]
+    train, test = b.as_dataset(split="train"), b.as_dataset(split="test")
+    assert train.features == test.features == features("real")
+    assert {r["package"] for r in train} == {"warp-jsb"} and {r["license"] for r in train} == {"MIT"}
+    assert all(r["id"].startswith("real/train/warp_jsb.") and r["split_group"] == "train-only" for r in train)
+    assert len({r["id"].rsplit("/", 1)[0] for r in train}) == 5  # five kernels, a row per target and pass
+    assert {r["package"] for r in test} == {"warp-nn"}
+    assert all(r["id"].startswith("real/test/warp_nn.") and r["split_group"] == "held-out" for r in test)
 
 
 def test_module_cli_writes_parquet_and_refuses_bad_arguments(tmp_path, capsys):

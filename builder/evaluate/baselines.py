@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import json
 import re
 import sys
@@ -47,10 +48,12 @@ def _tokens(source: str) -> list[str]:
 
 def _own(row: dict) -> list[str]:
     """The tokens of a row's own kernel: a module's sibling kernels and shared helpers would dominate the match."""
-    key = "_own_tokens"
-    if key not in row:
-        row[key] = _tokens(own_kernel(row["python_source"], row["kernel_name"]))
-    return row[key]
+    return _own_tokens(row["python_source"], row["kernel_name"])
+
+
+@functools.lru_cache(maxsize=1 << 16)  # each train row is read once per predicted row
+def _own_tokens(source: str, kernel_name: str) -> list[str]:
+    return _tokens(own_kernel(source, kernel_name))
 
 
 def nearest_row(row: dict, train: list[dict], same_types: bool = False) -> dict:

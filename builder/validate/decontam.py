@@ -20,8 +20,10 @@ from builder.checks.base import MAX_OFFENDERS, Result
 from builder.configs import spec
 from builder.grammar import siblings
 from builder.shipped.overlap import decontaminate
+from builder.shipped.splits import POLICY
 
-NEAR_JACCARD = 0.8  # normalized 5-gram Jaccard similarity that makes a near duplicate
+# normalized 5-gram Jaccard similarity that makes a near duplicate: the one real's split plan keeps apart
+NEAR_JACCARD = POLICY.near_jaccard
 NEAR_FAIL_SHARE = 0.01  # near duplicates allowed, as a share of the distinct real kernels
 EVALUATED = ("validation", "test")  # real's splits a model is scored on (validation: where choices are made)
 

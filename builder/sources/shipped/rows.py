@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 
 from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
+from builder.configs import UNITS
 from builder.errors import ConfigError
 from builder.schema import TARGETS, features
 from builder.shipped.modules import ShippedModule, modules, runs_code_at_import, strided
@@ -25,7 +26,7 @@ from builder.shipped.packages import REDISTRIBUTABLE, SOURCES, header, require
 from builder.shipped.splits import assign, group_of
 from builder.sources.columns import source_columns, unit_columns
 
-REAL_CONFIGS = ("cuda-forward", "cuda-backward", "cpu")
+REAL_CONFIGS = tuple(UNITS)  # the units a shipped kernel gets rows of, in row order
 # seconds for one shipped module's import in its own process (kills a hung import); a loaded 2-core machine
 # took over 120 s for two of warp's test modules, which then silently dropped their kernels
 IMPORT_TIMEOUT = 300.0
@@ -182,7 +183,7 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
             if sample.max_kernels is not None and taken >= sample.max_kernels:
                 break
             split = assigned.split_of(mod, f"{mod.path}:{kernel.line}")
-            if split is None or split != (sample.split or split):  # another shard's row, or left out
+            if split is None or (sample.split and split != sample.split):  # left out, or another shard's row
                 continue
             why = left_out.get(f"{mod.name}.{kernel.qualname}")
             if why:

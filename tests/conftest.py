@@ -105,3 +105,16 @@ def copy(folder, tmp_path) -> Path:
     dst = tmp_path / "copy"
     shutil.copytree(folder, dst)
     return dst
+
+
+@pytest.fixture(scope="session")
+def probe_data(tmp_path_factory) -> str:
+    """One folder with a tiny cpu config (24 train, 3 test rows) and real rows of warp-nn (held out: all in test,
+    which the transfer probe scores) and warp-jsb (a training package: all in train, which a mix draws from)."""
+    from builder.cli import main
+
+    out = tmp_path_factory.mktemp("probe") / "data"
+    argv = ["build", "--configs", "cpu,real", "--real-sources", "warp-nn,warp-jsb", "--verify", "none"]
+    argv += ["--num-train", "24", "--num-validation", "0", "--num-test", "3", "--rows-per-shard", "12"]
+    assert main([*argv, "--out", str(out)]) == 0
+    return str(out)

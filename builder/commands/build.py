@@ -19,7 +19,8 @@ ENGINES = ("local", "ray")
 EPILOG = (
     "Parallelism is bounded by the shard count: each shard (rows start..stop of a split, one Parquet file per "
     "config) is one unit of work, so a build runs at most as many processes or Ray tasks as it has shards. "
-    "SIGINT, SIGTERM and SIGHUP stop a build cleanly (exit 128 + signal)."
+    "SIGINT, SIGTERM and SIGHUP stop a build cleanly (exit 128 + signal), keeping its finished shards: run the "
+    "same command again to continue."
 )
 
 
@@ -28,8 +29,8 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
     b.add_argument(
         "--configs",
         default=DEFAULT_CONFIGS,
-        help=f"comma-separated, from {', '.join(CONFIGS)} (default {DEFAULT_CONFIGS}); real: the kernels shipped "
-        "with warp-lang, one test split sharded by module",
+        help=f"comma-separated, from {', '.join(CONFIGS)} (default {DEFAULT_CONFIGS}); real: the kernels written "
+        "in warp-lang and other packages, split train / validation / test by package and module",
     )
     for f in user_fields():  # one source: the BuildOptions fields, their defaults and help
         default = cli_default(f)
@@ -49,8 +50,9 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
     b.add_argument(
         "--resume",
         action="store_true",
-        help="keep finished shards if the build stops, and reuse (hash-checked) those an earlier --resume run "
-        "with the same options finished",
+        help="repair a finished folder of the same options in place (only missing or changed shards are built "
+        "again); on an fsspec URL, keep a stopped build's shards and continue them. A local build always keeps the "
+        "finished shards of a stopped run, and the same command continues it",
     )
 
 

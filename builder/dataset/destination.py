@@ -1,9 +1,11 @@
 """Where a build is written and how it is committed.
 
-A local folder is built in a hidden staging sibling (``.NAME.partial-*``) and renamed into place at the end, so
-an interrupted or failed build never leaves a half-written folder; under ``--resume`` the staging folder is
-named by the options (``manifest.build_key``) and kept when the build stops, so the next run continues it. An
-fsspec URL (``s3://``, ``gs://``...) is written in place, key by key, with ``manifest.json`` last.
+A local folder is built in a hidden staging sibling (``.NAME.partial-KEY``, KEY naming the options and the
+generator: ``manifest.build_key``) and renamed into place at the end, so an interrupted or failed build never
+leaves a half-written folder. A build stopped by a signal keeps the staging folder when it holds finished shards,
+and the next run of the same options continues it (``continuing``): no finished shard is thrown away. An
+fsspec URL (``s3://``, ``gs://``...) is written in place, key by key, with ``manifest.json`` last; there only
+``--resume`` keeps and continues.
 
 An existing output is replaced only when it is empty or a finished build of this tool (``manifest.read``) holding
 no file its manifest does not list, and never when it is the root, the home directory, the current directory or
@@ -87,15 +89,17 @@ class LocalDestination:
         self.given = out
         self.path = Path(os.path.abspath(local_path(out)))
         self.repair = self._check(request, overwrite, resume)
-        self.resume = resume
+        self.continuing = False
         if self.repair is not None:  # repaired in place: each rebuilt file is committed atomically on its own
             self.staging = None
             self.spec, self.store = str(self.path), LocalStore(self.path)
             return
-        suffix = manifest.build_key(request) if resume else uuid.uuid4().hex[:8]
-        self.staging = self.path.parent / f".{self.path.name}.partial-{suffix}"
+        # named by the options, not at random: a run of the same command finds what a stopped one finished
+        self.staging = self.path.parent / f".{self.path.name}.partial-{manifest.build_key(request)}"
         self.spec = str(self.staging)
         self.store = LocalStore(self.staging)
+
+    keeps_finished = True  # a stopped build's finished shards stay for the next run of the same options
 
     def create(self) -> None:
         """Called inside the build's try block, so a signal landing right after it still finds it cleaned up."""
@@ -103,7 +107,8 @@ class LocalDestination:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.staging.mkdir(exist_ok=self.resume)
+            self.continuing = self.staging.is_dir()  # a stopped run of these options left it: its shards are reused
+            self.staging.mkdir(exist_ok=True)
         except OSError as exc:
             raise OutputUnusable(f"cannot write the output folder {self.given!r}: {exc.strerror or exc}") from None
 
@@ -144,6 +149,14 @@ class LocalDestination:
     def kept(self) -> str:
         return self.spec
 
+    def finished_shards(self) -> int:
+        """Completion records in the staging folder: the shards a stopped build leaves for the next run."""
+        return finished_shards(self.store) if self.staging is not None and self.staging.is_dir() else 0
+
+
+def finished_shards(store) -> int:
+    return sum(1 for p in store.files() if p.startswith(f"{DONE}/"))
+
 
 class UrlDestination:
     def __init__(self, out: str, request: BuildRequest, overwrite: bool, resume: bool):
@@ -160,6 +173,9 @@ class UrlDestination:
             self.repair = ownership(self.store, out, request, overwrite, resume)
         self.replace = not empty and not continuing and self.repair is None
         self.created = False
+        self.continuing = continuing
+
+    keeps_finished = False  # written in place: without --resume a stopped build leaves nothing there
 
     def _has_records(self) -> bool:
         return any(p.startswith(f"{DONE}/") for p in self.store.files())
@@ -181,6 +197,9 @@ class UrlDestination:
 
     def kept(self) -> str:
         return self.spec
+
+    def finished_shards(self) -> int:
+        return finished_shards(self.store) if self.created else 0
 
 
 def open_destination(

@@ -1,8 +1,8 @@
 """Build the publishable folder: CONFIG/SPLIT-xxxxx-of-yyyyy.parquet, a README card and manifest.json.
 
-The driver plans the shards (``plan``), skips those a ``--resume`` run finished before (``manifest``), hands the
-rest to an engine (``engines.local`` or ``engines.ray``, both running ``shards.run_shard``), then renders the card,
-writes the manifest last and commits the folder (``destination``).
+The driver plans the shards (``plan``), skips those a stopped run of the same options (or a ``--resume`` run)
+finished before (``manifest``), hands the rest to an engine (``engines.local`` or ``engines.ray``, both running
+``shards.run_shard``), then renders the card, writes the manifest last and commits the folder (``destination``).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def build_folder(
     # named before it exists, so the cleanup below knows it whenever a signal lands
     work = Path(tempfile.gettempdir()) / f"warp_cuda_ir_build_{uuid.uuid4().hex[:12]}"
     saved_env = {k: os.environ.get(k) for k in (codegen.KERNEL_CACHE_ENV,)}
-    done = False
+    done = keep = False
     try:
         dest.create()
         work.mkdir(mode=0o700)
@@ -71,53 +71,74 @@ def build_folder(
         runner = make_engine(engine, num_proc, address, request, work / "tmp")
         try:
             evidence = str(work / "evidence") if engine == "local" else None
-            records = _run(request, dest, runner, evidence, resume)
+            records = _run(request, dest, runner, evidence, resume or dest.continuing, work)
         finally:
             runner.close()
         _finish(dest, request, records, card)
         done = True
         return _stats(request, records)
     except interrupts.Interrupted as exc:
-        if resume:
-            exc.detail = f"finished shards kept in {dest.kept()}; run the same command with --resume to continue"
+        finished = dest.finished_shards()
+        keep = resume or (dest.keeps_finished and finished > 0)
+        if keep:
+            again = "the same command" if dest.keeps_finished else "the same command with --resume"
+            exc.detail = f"{finished} finished shards kept in {dest.kept()}; run {again} to continue"
         raise
     finally:
         for k, v in saved_env.items():
             os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
-        if not done and not resume:
+        if not done and not (keep or resume):
             dest.discard()
         codegen.leave_cache(work)  # before the folder goes: later Warp work in this process must not recreate it
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _run(request: BuildRequest, dest, runner, evidence: str | None, resume: bool) -> list[dict]:
+def _run(request: BuildRequest, dest, runner, evidence: str | None, reuse: bool, work: Path) -> list[dict]:
     shards = build_plan(request)
     records: dict[str, dict] = {}
     reused = []
     # a shard is written by its row source, for every config of that source in the build
     for s in shards:
         configs = tuple(o.config for o in shard_options(request, s))
-        rec = manifest.finished(dest.store, s, dest.repair, configs) if resume else None
+        rec = manifest.finished(dest.store, s, dest.repair, configs) if reuse else None
         if rec is not None:
             records[s.key()], reused = rec, [*reused, s]
-    jobs = [ShardJob(shard_options(request, s), s, dest.spec, evidence) for s in shards if s.key() not in records]
+    beats = str(Path(work) / "progress")
+    os.makedirs(beats, exist_ok=True)
+    todo = [s for s in shards if s.key() not in records]
+    jobs = [ShardJob(shard_options(request, s), s, dest.spec, evidence, beats) for s in todo]
     warn_scale(request, jobs, runner)
     generated = next((o for source, o in grouped(request) if source.name == "generated"), ())
-    progress = Progress(shards, len(generated), runner.name)
+    progress = Progress(shards, len(generated), runner.name, beats=beats)
+    if reused and getattr(dest, "continuing", False):
+        print(
+            f"warp-cuda-ir: continuing the stopped build in {dest.kept()}: {len(reused)} finished shards reused",
+            file=sys.stderr,
+            flush=True,
+        )
     for s in reused:
-        progress.finished(s, reused=True)
+        progress.finished(s, reused=True, written=_written(records[s.key()]))
 
     def on_done(job: ShardJob, record: dict) -> None:
         records[job.shard.key()] = record
-        progress.finished(job.shard)
+        progress.finished(job.shard, written=_written(record))
 
-    runner.run(jobs, on_done)
+    progress.tick()
+    try:
+        runner.run(jobs, on_done)
+    except BaseException:
+        progress.close()  # the ticker stops before the one line that says why
+        raise
     progress.summary()
     for source, opts in grouped(request):
         for o in planned(source, opts):
             mine = [s for s in shards if s.source == source.name and (source.shared_shards or s.config == o.config)]
             source.report([records[s.key()].get("summary", {}) for s in mine], o.config)
     return [records[s.key()] for s in shards]
+
+
+def _written(record: dict) -> int:
+    return sum(f["rows"] for f in record.get("files", []))
 
 
 def warn_scale(request: BuildRequest, jobs: list[ShardJob], runner) -> None:

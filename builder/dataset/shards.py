@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 
 from builder.config import BuildOptions
 from builder.dataset import faults, interrupts
+from builder.dataset.progress import Heartbeat
 from builder.dataset.storage import open_store
 from builder.layout import sha256_bytes as sha256
 from builder.schema import features
@@ -34,6 +35,7 @@ class ShardJob:
     shard: Shard
     store: str  # the folder being written: a local path or an fsspec URL
     evidence_dir: str | None = None  # shared with other shards when they run on the same machine
+    progress_dir: str | None = None  # where the shard beats its rows so far (builder.dataset.progress)
 
 
 def record_path(shard: Shard) -> str:
@@ -69,6 +71,7 @@ def _files(store, job: ShardJob) -> tuple[list[dict], dict]:
 
     shard, source = job.shard, source_named(job.shard.source)
     files, summary = [], {}
+    beat = Heartbeat(job.progress_dir, shard)
     with _evidence(job.evidence_dir, job.options[0]) as evidence:
         for k, opts in enumerate(job.options):
             opts = dataclasses.replace(opts, evidence_dir=evidence)
@@ -76,6 +79,7 @@ def _files(store, job: ShardJob) -> tuple[list[dict], dict]:
             for row in source.rows(opts, shard, summary):
                 interrupts.current().check()  # a signal deferred by the handler stops the build within a row
                 done.append(row)
+                beat.beat()
             path = f"{opts.config}/{shard.filename()}"
             if not done:  # no 0-row file: datasets cannot read one (builder.dataset.renumber)
                 files.append({"path": path, "rows": 0, "sha256": None})

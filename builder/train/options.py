@@ -72,7 +72,7 @@ class TrainOptions:
     # written kernels beside the generated ones: the real-train config's rows of the same target and pass, drawn in
     # this share of the rows (oversampled: an epoch ends when the train split is exhausted)
     mix_config: str = _opt("", "also train on this config's train split (real), rows of --config's target")
-    mix_share: float = _opt(0.0, "share of training rows drawn from --mix-config (0 < share < 1)")
+    mix_share: float = _opt(0.0, "share of training rows drawn from --mix-config (0 < share <= 1; 1: only those)")
     mix_data: str = _opt("", "folder or Hub id holding --mix-config (default: --data)")
     save_every: int = _opt(100, "write a checkpoint every N steps (and at the end)")
     keep: int = _opt(2, "checkpoints kept on disk, newest first (0: keep every one)")
@@ -95,8 +95,8 @@ class TrainOptions:
             raise ConfigError("mix_config and mix_share go together (a config to mix in and its share of the rows)")
         if self.mix_config and self.mix_config not in MIXABLE:
             raise ConfigError(f"cannot mix in config {self.mix_config!r}; valid: {', '.join(MIXABLE)}")
-        if self.mix_config and not (isinstance(self.mix_share, (int, float)) and 0 < self.mix_share < 1):
-            raise ConfigError(f"mix_share must be between 0 and 1 (exclusive), got {self.mix_share!r}")
+        if self.mix_config and not (isinstance(self.mix_share, (int, float)) and 0 < self.mix_share <= 1):
+            raise ConfigError(f"mix_share must be in (0, 1], got {self.mix_share!r}")
         if self.mix_data and not self.mix_config:
             raise ConfigError("mix_data names where --mix-config is; give --mix-config and --mix-share too")
         if not (self.lr > 0 and self.weight_decay >= 0):

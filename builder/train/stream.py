@@ -46,13 +46,15 @@ def open_split(data: str, config: str, split: str, extra: tuple[str, ...] = ()):
 def mixed(ds, config: str, seed: int, mix_data: str, mix_config: str, share: float):
     """``ds`` with train rows of ``mix_config`` (a config holding every target and pass: real's written code) of
     ``config``'s target and pass drawn in ``share`` of the rows, in a seeded order; the smaller side is repeated
-    until both are exhausted, so an epoch still reads every row of ``ds``."""
+    until both are exhausted, so an epoch still reads every row of ``ds``. Share 1: those rows alone."""
     import datasets
 
     from builder.schema import TARGETS
 
     target, pass_, _ = TARGETS[config]
     extra = open_split(mix_data, mix_config, "train").filter(lambda r: r["target"] == target and r["pass"] == pass_)
+    if share >= 1:  # interleaving with a probability of 0 would never exhaust ``ds``: an endless first epoch
+        return extra
     return datasets.interleave_datasets(
         [ds, extra],
         probabilities=[1 - share, share],

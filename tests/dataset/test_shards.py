@@ -52,11 +52,13 @@ def test_manifest_lists_every_file_with_its_hash(tmp_path):
     assert sum(f["rows"] for f in doc["files"] if f["path"].startswith("cpu/train-")) == 6
 
 
-def test_sigterm_with_resume_keeps_finished_shards_and_the_rerun_matches_a_fresh_build(tmp_path):
+def test_sigterm_keeps_finished_shards_and_the_same_command_continues_to_a_fresh_build(tmp_path):
+    """No --resume: a stopped build keeps its finished shards, and running the same command again continues it
+    to the very bytes of an uninterrupted build."""
     args = ["--num-train", "80", "--num-validation", "0", "--num-test", "0", "--configs", "cpu", "--verify", "none"]
     args += ["--rows-per-shard", "10"]
     out = tmp_path / "o"
-    proc = start(tmp_path, "--out", str(out), *args, "--resume")
+    proc = start(tmp_path, "--out", str(out), *args)
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline and proc.poll() is None:
         if len(list(tmp_path.glob(".o.partial-*/.done/*.json"))) >= 3:
@@ -65,18 +67,21 @@ def test_sigterm_with_resume_keeps_finished_shards_and_the_rerun_matches_a_fresh
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 143, err
-    assert "interrupted (SIGTERM); finished shards kept in" in err.strip().splitlines()[-1]
     (staging,) = tmp_path.glob(".o.partial-*")
     records = sorted((staging / ".done").glob("*.json"))
     assert len(records) >= 3
+    assert err.strip().splitlines()[-1] == (
+        f"warp-cuda-ir: interrupted (SIGTERM); {len(records)} finished shards kept in {staging}; "
+        "run the same command to continue"
+    )
     # a finished file changed since: its hash no longer matches, so it is built again
     victim = json.loads(records[0].read_text())["files"][0]["path"]
     (staging / victim).write_bytes(b"not parquet")
-    again = run(tmp_path, "--out", str(out), *args, "--resume")
+    again = run(tmp_path, "--out", str(out), *args)
     assert again.returncode == 0, again.stderr
+    assert f"continuing the stopped build in {staging}: {len(records) - 1} finished shards reused" in again.stderr
     assert f"({len(records) - 1} reused)" in again.stderr
     fresh = run(tmp_path, "--out", str(tmp_path / "fresh"), *args)
-    assert fresh.returncode == 0, fresh.stderr
     assert fresh.returncode == 0, fresh.stderr
     assert _files(out) == _files(tmp_path / "fresh")
     assert leftovers(tmp_path) == []
@@ -109,7 +114,7 @@ def test_progress_shows_totals_rate_and_eta_and_ends_with_a_summary():
     p.start -= 10  # ten seconds in
     p.finished(shards[0])
     line = p.line()
-    assert line.startswith("warp-cuda-ir: train 1/3 shards, validation 0/1 shards; ")
+    assert line.startswith("warp-cuda-ir: train 1/3 shards, validation 0/1 shards, 200/610 rows; ")
     assert "rows/s x 2 configs; ETA 0:00:" in line  # 200 rows in 10 s: 410 rows left, about 20 s
     p.summary()
     assert stream.getvalue().strip().splitlines()[-1].startswith("warp-cuda-ir: built 1 shards, 200 rows x 2 configs")
@@ -127,6 +132,56 @@ def test_progress_of_real_shards_counts_shards():
     p.start -= 10  # ten seconds in, one shard of four done: about 30 s left
     p.finished(shards[0])
     assert p.line() == "warp-cuda-ir: real 1/4 shards; ETA 0:00:30"
+
+
+def test_progress_counts_rows_of_running_shards_before_any_finishes(tmp_path):
+    """Each running shard beats its rows so far; the ticker shows them from the first seconds, per row of the
+    split (a shard of two configs beats twice per row), with a rate and an ETA; finished shards are not counted
+    twice."""
+    import io
+    import time
+
+    from builder.dataset.progress import TICK, Heartbeat, Progress
+
+    shards = plan(BuildOptions(config="cpu", num_train=600, num_validation=0, num_test=0))
+    beats = tmp_path / "beats"
+    beats.mkdir()
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    p = Progress(shards, configs=2, engine="local", stream=screen, beats=str(beats))
+    p.start -= 10
+    first, second = Heartbeat(str(beats), shards[0]), Heartbeat(str(beats), shards[1])
+    for _ in range(100):
+        first.beat()  # 50 rows of both configs
+    for _ in range(40):
+        second.beat()
+    first.flush(), second.flush()  # beats are written at most every TICK seconds: the last ones now
+    assert p.running() == 50 + 20
+    assert p.line().startswith("warp-cuda-ir: train 0/3 shards, 70/600 rows; ")
+    assert "rows/s x 2 configs; ETA 0:01:" in p.line()  # 70 rows in 10 s: 530 left, about 76 s
+    p.tick()
+    time.sleep(2.5 * TICK)
+    assert "70/600 rows" in screen.getvalue(), "the ticker redraws before any shard finished"
+    p.finished(shards[0])  # its heartbeat no longer counts: the 200 rows of the finished shard do
+    assert p.running() == 20 and "220/600 rows" in p.line()
+    p.summary()
+    assert screen.getvalue().strip().splitlines()[-1].startswith("warp-cuda-ir: built 1 shards, 200 rows x 2 configs")
+    assert p.ticker is None
+
+
+def test_a_heartbeat_without_its_folder_is_silent(tmp_path):
+    """A Ray worker on another machine has no such folder: the shard runs and counts when it finishes."""
+    from builder.dataset.progress import Heartbeat
+
+    (shard,) = plan(BuildOptions(config="cpu", num_train=5, num_validation=0, num_test=0))
+    beat = Heartbeat(str(tmp_path / "elsewhere"), shard)
+    for _ in range(3):
+        beat.beat()
+    assert beat.rows == 3 and not (tmp_path / "elsewhere").exists()
 
 
 def test_a_worker_killed_mid_shard_is_replaced_and_the_bytes_do_not_change(tmp_path):

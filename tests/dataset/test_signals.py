@@ -1,5 +1,7 @@
-"""SIGINT, SIGTERM and SIGHUP stop a build with one line and exit 128 + signal, and leave nothing behind."""
+"""SIGINT, SIGTERM and SIGHUP stop a build with one line and exit 128 + signal, and leave nothing behind but the
+finished shards the next run of the same command continues."""
 
+import re
 import signal
 import time
 
@@ -17,6 +19,26 @@ def _wait_for_staging(tmp_path, proc, limit=120.0):
         time.sleep(0.05)
 
 
+def stopped_cleanly(err: str, sig: int, tmp_path) -> int:
+    """The last line says what was kept; the build's folder beside the output holds exactly that, nothing else
+    is left (no output folder, nothing in TMPDIR). The count of finished shards kept."""
+    name = signal.Signals(sig).name
+    last = err.strip().splitlines()[-1]
+    assert not (tmp_path / "o").exists()
+    if last == f"warp-cuda-ir: interrupted ({name}); nothing was written":
+        assert leftovers(tmp_path) == []
+        return 0
+    kept = re.fullmatch(
+        rf"warp-cuda-ir: interrupted \({name}\); (\d+) finished shards kept in (.+); run the same command to continue",
+        last,
+    )
+    assert kept, err
+    (staging,) = tmp_path.glob(".o.partial-*")
+    assert kept[2] == str(staging) and len(list((staging / ".done").glob("*.json"))) == int(kept[1]) > 0
+    assert leftovers(tmp_path) == [staging.name]
+    return int(kept[1])
+
+
 @pytest.mark.parametrize(
     "sig, delay",
     [
@@ -28,7 +50,7 @@ def _wait_for_staging(tmp_path, proc, limit=120.0):
         (signal.SIGINT, "building"),
     ],
 )
-def test_signal_stops_the_build_and_leaves_nothing(sig, delay, tmp_path):
+def test_signal_stops_the_build_and_keeps_only_finished_shards(sig, delay, tmp_path):
     proc = start(tmp_path, "--out", str(tmp_path / "o"), *LONG, "--rows-per-shard", "100")
     if delay == "staging":
         _wait_for_staging(tmp_path, proc)
@@ -39,15 +61,16 @@ def test_signal_stops_the_build_and_leaves_nothing(sig, delay, tmp_path):
         time.sleep(delay)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
-    lines = err.strip().splitlines()
     if proc.returncode == -sig:  # the signal landed before main() installed its handlers
         assert delay in (0.0, 0.4), err
     else:
         assert proc.returncode == 128 + sig, err
-        assert lines[-1] == f"warp-cuda-ir: interrupted ({signal.Signals(sig).name}); nothing was written", err
         assert "Traceback" not in err
+        kept = stopped_cleanly(err, sig, tmp_path)
+        assert kept == 0 or delay == "building", "no shard finishes before the build starts"
     assert not (tmp_path / "o").exists()
-    assert leftovers(tmp_path) == []
+    if proc.returncode == -sig:
+        assert leftovers(tmp_path) == []
 
 
 def test_ctrl_c_with_worker_processes_is_one_line_and_exit_130(tmp_path):
@@ -65,9 +88,8 @@ def test_ctrl_c_with_worker_processes_is_one_line_and_exit_130(tmp_path):
         os.kill(child, signal.SIGINT)  # as a terminal's Ctrl-C does
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
-    assert err.strip().splitlines()[-1] == "warp-cuda-ir: interrupted (SIGINT); nothing was written", err
     assert "Traceback" not in err and "TimeoutError" not in err
-    assert not (tmp_path / "o").exists() and leftovers(tmp_path) == []
+    stopped_cleanly(err, signal.SIGINT, tmp_path)
     assert _children(proc.pid) == []
 
 

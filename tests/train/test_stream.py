@@ -112,5 +112,15 @@ def test_mix_options_validate_themselves():
         TrainOptions(data="d", out="o", mix_config="real")
     with pytest.raises(ConfigError, match="cannot mix in config 'cpu'"):
         TrainOptions(data="d", out="o", mix_config="cpu", mix_share=0.2)
-    with pytest.raises(ConfigError, match="between 0 and 1"):
-        TrainOptions(data="d", out="o", mix_config="real", mix_share=1.0)
+    for share in (1.5, -0.2):
+        with pytest.raises(ConfigError, match=r"in \(0, 1\]"):
+            TrainOptions(data="d", out="o", mix_config="real", mix_share=share)
+    assert TrainOptions(data="d", out="o", mix_config="real", mix_share=1.0).mix_share == 1.0  # written code only
+
+
+def test_a_share_of_one_reads_written_rows_only_every_epoch(tiny, written):
+    stream = RowStream(str(tiny), "cpu", seed=5, buffer_size=0, mix=(str(written), "real", 1.0))
+    epoch = [r["id"] for r in stream.ds]  # one pass: it ends (interleaving at a probability of 0 would not)
+    assert epoch and all(i.startswith("real/train/") and i.endswith("/cpu") for i in epoch)
+    rows = [r["id"] for r in itertools.islice(stream, 2 * len(epoch))]
+    assert rows == epoch * 2 and stream.epoch == 1

@@ -12,7 +12,7 @@ import pytest
 from builder.cli import parser
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
 def _command_lines() -> list[tuple[str, str]]:
@@ -58,3 +58,21 @@ def test_readme_commands_write_distinct_reports_and_their_folders_are_ignored():
     }
     local = {out for out in built if "://" not in out}
     assert local and all(f"/{out}/" in ignored for out in local), (local, ignored)
+
+
+def test_readme_is_a_front_door_and_its_citation_names_the_versions_it_describes():
+    import tomllib
+
+    from builder import GENERATOR_VERSION
+
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 250, "results belong in docs/results/, history in CHANGELOG.md"
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    (note,) = re.findall(r"note\s*=\s*\{(.*)\}", readme)
+    assert f"warp-cuda-ir {version}," in note and f"generator version {GENERATOR_VERSION}," in note, note
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_lead_to_files(doc):
+    for target in re.findall(r"\]\(([^)#:\s]+)(?:#[^)]*)?\)", doc.read_text()):
+        assert (doc.parent / target).exists(), f"{doc.relative_to(ROOT)} links {target}, which does not exist"

@@ -84,7 +84,7 @@ def push(
     if not dry_run and not token:
         raise PushError("no Hugging Face token: set HF_TOKEN or run `hf auth login`", EXIT_AUTH)
     try:
-        report = validate(folder, fidelity_sample=fidelity_sample)
+        report = validate(folder, fidelity_sample=fidelity_sample, progress=True)  # minutes: say what runs
     except UsageError as exc:
         raise PushError(f"cannot validate {folder}: {exc}", EXIT_USAGE) from exc
     except CorruptShard as exc:

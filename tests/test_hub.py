@@ -60,7 +60,7 @@ def test_refuses_corrupted_folder(copy, capsys, monkeypatch):
     monkeypatch.setattr("huggingface_hub.HfApi.upload_folder", lambda *a, **k: called.append(1))
     monkeypatch.setenv("HF_TOKEN", "hf_dummy")
     rc = _push(["--repo-id", "someone/x", "--folder", str(copy), "--fidelity-sample", "0"])
-    err = capsys.readouterr().err.strip().splitlines()
+    err = _errors(capsys)
     assert rc == P.EXIT_INVALID and not called
     assert len(err) == 1 and "refusing to push" in err[0] and "unique_ids" in err[0]
 
@@ -70,7 +70,7 @@ def test_missing_token_fails_cleanly(folder, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("HF_HOME", str(tmp_path / "empty_hf_home"))
     monkeypatch.delenv("HF_TOKEN_PATH", raising=False)
     rc = _push(["--repo-id", "someone/x", "--folder", str(folder)])
-    err = capsys.readouterr().err.strip().splitlines()
+    err = _errors(capsys)
     assert rc == P.EXIT_AUTH and len(err) == 1 and "no Hugging Face token" in err[0]
 
 
@@ -102,7 +102,7 @@ def test_unreachable_endpoint_and_bad_repo_id(copy, capsys, monkeypatch):
     monkeypatch.setenv("HF_TOKEN", "hf_dummy")
     monkeypatch.setattr("huggingface_hub.HfApi.create_repo", boom)
     rc = _push(["--repo-id", "someone/x", "--folder", str(copy), "--fidelity-sample", "0"])
-    err = capsys.readouterr().err.strip().splitlines()
+    err = _errors(capsys)
     assert rc == P.EXIT_NETWORK and len(err) == 1 and "cannot reach" in err[0]
     assert _push(["--repo-id", "not a repo", "--folder", str(copy), "--dry-run"]) == 2
 
@@ -133,7 +133,7 @@ def test_mistyped_folder_and_a_file_fail_at_once(tmp_path, monkeypatch, capsys):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert _push(["--repo-id", "someone/x", "--folder", str(empty), "--dry-run"]) == P.EXIT_USAGE
-    err = capsys.readouterr().err.strip().splitlines()
+    err = _errors(capsys)
     assert len(err) == 3 and all(f"warp-cuda-ir build --out {tmp_path}" in line for line in err)
     assert "does not exist" in err[0] and "is not a folder" in err[1] and "holds no" in err[2]
     assert not typo.exists() and afile.read_text() == "mine" and list(empty.iterdir()) == []
@@ -147,3 +147,11 @@ def test_dry_run_on_a_truncated_shard_is_one_line(copy):
     assert proc.returncode == P.EXIT_INVALID, proc.stderr
     assert len(err) == 1 and "Traceback" not in proc.stderr
     assert "cuda-forward/test-00000-of-00002.parquet" in err[0] and "not a readable Parquet file" in err[0]
+
+
+def _errors(capsys) -> list[str]:
+    """stderr without validate's progress lines (which check runs, programs regenerated): what went wrong."""
+    return [line for line in capsys.readouterr().err.strip().splitlines() if not line.startswith(PROGRESS)]
+
+
+PROGRESS = "warp-cuda-ir validate: "

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
     os.environ.setdefault("HF_DATASETS_OFFLINE", os.environ.get("HF_HUB_OFFLINE", "0"))
     try:
-        report = validate(args.source, args.config, args.fidelity_sample, args.seed_for_sampling)
+        report = validate(args.source, args.config, args.fidelity_sample, args.seed_for_sampling, progress=True)
     except UsageError as exc:
         print(f"warp-cuda-ir validate: error: {exc}", file=sys.stderr)
         return 2

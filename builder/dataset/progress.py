@@ -170,3 +170,48 @@ class Progress:
             file=self.stream,
             flush=True,
         )
+
+
+class Counter:
+    """One long step's items done of a known total, with a rate and an ETA, shown from the first seconds by a
+    ticker thread (``validate``'s regeneration of every row): ``with Counter("determinism", n) as c: c.add()``."""
+
+    def __init__(self, label: str, total: int, stream=None, prefix: str = "warp-cuda-ir validate"):
+        self.label, self.total, self.prefix = label, total, prefix
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.done = 0
+        self.start = self.last_log = time.monotonic()
+        self.stop = threading.Event()
+        self.ticker = threading.Thread(target=self._loop, name="warp-cuda-ir-counter", daemon=True)
+
+    def add(self, n: int = 1) -> None:
+        self.done += n
+
+    def line(self) -> str:
+        elapsed = time.monotonic() - self.start
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        eta = hms((self.total - self.done) / rate) if rate > 0 else "?"
+        return f"{self.prefix}: {self.label} {self.done}/{self.total}; {rate:.1f}/s; ETA {eta}"
+
+    def _loop(self) -> None:
+        while not self.stop.wait(TICK):
+            now = time.monotonic()
+            if self.tty:
+                print("\r" + self.line() + "\x1b[K", end="", file=self.stream, flush=True)
+            elif now - self.last_log >= LOG_EVERY:
+                self.last_log = now
+                print(self.line(), file=self.stream, flush=True)
+
+    def __enter__(self) -> Counter:
+        print(f"{self.prefix}: {self.label}: {self.total} to do", file=self.stream, flush=True)
+        self.ticker.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.ticker.join()
+        if self.tty:
+            print(file=self.stream)
+        took = hms(time.monotonic() - self.start)
+        print(f"{self.prefix}: {self.label}: {self.done}/{self.total} in {took}", file=self.stream, flush=True)

@@ -13,6 +13,7 @@ hashes, builtins, compile evidence.
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -40,12 +41,17 @@ def config_checks(config: str = "cuda-forward") -> list[Check]:
 
 
 def validate(
-    source: str | Path, config: str | None = None, fidelity_sample: int = FIDELITY_SAMPLE, seed_for_sampling: int = 0
+    source: str | Path,
+    config: str | None = None,
+    fidelity_sample: int = FIDELITY_SAMPLE,
+    seed_for_sampling: int = 0,
+    progress: bool = False,
 ) -> Report:
     """Run every check on a folder or Hub repo id.
 
     Every generated row is regenerated (``determinism``); ``fidelity_sample`` rows, drawn with
-    ``seed_for_sampling``, are put through Warp's public pipeline (``fidelity``; 0 skips it).
+    ``seed_for_sampling``, are put through Warp's public pipeline (``fidelity``; 0 skips it). ``progress``: say
+    on stderr which check runs, and count the regenerated programs from the first seconds.
 
     Raises ``UsageError`` for a source or option it cannot use and ``CorruptShard`` for an unreadable shard.
     """
@@ -55,7 +61,14 @@ def validate(
         raise UsageError(f"unknown config {config!r}; valid: {', '.join(CONFIGS)}")
     if fidelity_sample < 0:
         raise UsageError(f"--fidelity-sample must be >= 0, got {fidelity_sample}")
+
+    def say(message: str) -> None:
+        if progress:
+            print(f"warp-cuda-ir validate: {message}", file=sys.stderr, flush=True)
+
     data = load(source, config)
+    rows = {cfg: sum(t.num_rows for t in splits.values()) for cfg, splits in data.tables.items()}
+    say(f"read {source}: " + ", ".join(f"{cfg} {n} rows" for cfg, n in rows.items()))
     results: list[Result] = []
     if data.folder is not None:
         results.append(Shards(data.folder, config).run(data.tables))
@@ -68,20 +81,23 @@ def validate(
         if not has_all_columns(cfg, splits):
             continue  # columns are missing: the other checks cannot run
         complete[cfg] = splits
+        say(f"{cfg}: {len(config_checks(cfg))} row checks")
         results += [check.run(cfg, splits) for check in config_checks(cfg)]
     generated = _generated(complete)
     if generated or not complete:
-        results.append(Determinism().run(generated))
+        results.append(Determinism(progress).run(generated))
     else:  # every config here is of a source whose rows have no seed (the shipped kernels)
         results.append(Result("determinism", "", "skip", "only shipped kernels here: their rows have no seed"))
     # rows with an ir are compared with Warp's public output; whole programs (standalone) embed the units that
     # determinism regenerates through the same codegen.emit, and are built and run instead
     emitted = {cfg: splits for cfg, splits in complete.items() if "ir" in features(cfg)}
+    say(f"fidelity: {fidelity_sample} rows through Warp's public pipeline")
     results.append(Fidelity(fidelity_sample, seed_for_sampling).run(emitted))
     for cfg in (c for c in complete if "cpu_program" in features(c)):
         results.append(StandaloneRun(fidelity_sample, seed_for_sampling).run(complete[cfg]))
     if any(not sources.source_of(cfg).regenerates for cfg in complete):  # shipped kernels: an evaluation set
         results.append(Decontamination().run(complete))
+    say("the card, and loading every config with datasets")
     if data.folder is not None:
         results.append(Card(data.folder, config).run(data.tables))
         results.append(UserLoad(data.folder, config).run(data.tables))

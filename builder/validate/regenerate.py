@@ -9,11 +9,13 @@ only one program's units are held at a time. (The costly evidence, compiling and
 from __future__ import annotations
 
 from collections import defaultdict
+from contextlib import nullcontext
 
 import pyarrow as pa
 
 from builder.checks.base import Result, concat, mismatch_result
 from builder.configs import UNITS, spec
+from builder.dataset.progress import Counter
 from builder.grammar.sample import sample
 from builder.layout import infer_categories
 
@@ -28,6 +30,9 @@ STANDALONE += ["inputs"]
 class Determinism:
     name = "determinism"
 
+    def __init__(self, progress: bool = False):
+        self.progress = progress  # count the programs regenerated on stderr (the command; not the tests)
+
     def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
         # (seed, split, index, category cycle) -> the rows of every config that hold that program
         programs: dict[tuple, list[tuple[str, str, int]]] = defaultdict(list)
@@ -41,15 +46,18 @@ class Determinism:
         if not programs:
             return Result(self.name, "", "skip", "no generated rows")
         mismatches, rows = [], 0
-        for key in sorted(programs):
-            regenerated = self._regenerate(*key)
-            for cfg, split, i in programs[key]:
-                rows += 1
-                columns = STANDALONE if spec(cfg).programs else COLUMNS + TEXT
-                row = tables[cfg][split].slice(i, 1).select(columns).to_pylist()[0]
-                diff = self._differences(cfg, row, regenerated, (key[0], split, key[2]))
-                if diff:
-                    mismatches.append((row["id"], diff))
+        with Counter("regenerating programs", len(programs)) if self.progress else nullcontext() as counter:
+            for key in sorted(programs):
+                regenerated = self._regenerate(*key)
+                for cfg, split, i in programs[key]:
+                    rows += 1
+                    columns = STANDALONE if spec(cfg).programs else COLUMNS + TEXT
+                    row = tables[cfg][split].slice(i, 1).select(columns).to_pylist()[0]
+                    diff = self._differences(cfg, row, regenerated, (key[0], split, key[2]))
+                    if diff:
+                        mismatches.append((row["id"], diff))
+                if counter is not None:
+                    counter.add()
         passed = (
             f"all {rows} rows regenerate byte for byte (python_source, ir, module_source, module_options; standalone:"
             " cpu_program, cuda_program, makefile, inputs)"

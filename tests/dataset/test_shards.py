@@ -87,6 +87,34 @@ def test_sigterm_keeps_finished_shards_and_the_same_command_continues_to_a_fresh
     assert leftovers(tmp_path) == []
 
 
+def test_a_real_build_stopped_during_collection_continues_to_a_fresh_build(tmp_path):
+    """real: a shard collects its modules' kernels (imports them, cuts each kernel out) and emits them; SIGTERM after
+    the first shards finished keeps them, and the same command continues without collecting those modules again."""
+    args = ["--configs", "real", "--real-sources", "warp-jsb,warp-nn", "--num-shards", "4", "--verify", "none"]
+    out = tmp_path / "o"
+    proc = start(tmp_path, "--out", str(out), *args)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        if list(tmp_path.glob(".o.partial-*/.done/*.json")):
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the build finished before the signal landed")
+    assert proc.returncode == 143, err
+    (staging,) = tmp_path.glob(".o.partial-*")
+    kept = len(list((staging / ".done").glob("*.json")))
+    assert kept >= 1 and err.strip().splitlines()[-1].endswith("run the same command to continue")
+    again = run(tmp_path, "--out", str(out), *args)
+    assert again.returncode == 0, again.stderr
+    assert f"{kept} finished shards reused" in again.stderr
+    fresh = run(tmp_path, "--out", str(tmp_path / "fresh"), *args)
+    assert fresh.returncode == 0, fresh.stderr
+    assert _files(out) == _files(tmp_path / "fresh")
+    assert leftovers(tmp_path) == []
+
+
 def test_fsspec_urls_get_the_same_files(tmp_path):
     local = tmp_path / "local"
     assert main(["build", "--out", str(local), *SMALL]) == 0

@@ -1,273 +1,55 @@
-"""Identifier vocabularies, so generated kernels read like kernels people write."""
+"""Identifier vocabularies, so generated kernels read like kernels people write.
+
+The words are data (``words.json``, read once at import): stems by value type, argument, output, parameter and
+accumulator names, verbs and nouns of kernel names, helper, struct and field names, and (generator 4.4.0) the
+domains, modifiers and frames compound names are made of. This module holds how they are drawn. Their order is
+part of the generator: a draw picks by index, so reordering a list changes every program a seed gives.
+"""
 
 from __future__ import annotations
 
+import json
 import random
+from importlib import resources
 
 from builder.grammar.odds import Odds
 from builder.grammar.wtypes import WType
 
-SCALAR_STEMS = (
-    "x",
-    "y",
-    "s",
-    "t",
-    "u",
-    "w",
-    "val",
-    "amp",
-    "phase",
-    "energy",
-    "weight",
-    "dist",
-    "speed",
-    "temp",
-    "rate",
-    "gain",
-    "alpha",
-    "beta",
-    "theta",
-    "r",
-    "h",
-    "rho",
-    "pressure",
-    "force",
-    "offset",
-    "scale",
-    "err",
-    "d",
-    "c",
-    "f",
-    "lam",
-    "sigma",
-    "tau",
-    "eps",
-    "k_s",
-    "damp",
-)
-INT_STEMS = ("cnt", "idx", "code", "bits", "bucket", "key", "cell", "lane", "slot", "mask", "tag", "hv")
-VEC_STEMS = (
-    "p",
-    "v",
-    "n",
-    "dir",
-    "vel",
-    "pos",
-    "axis",
-    "fv",
-    "delta",
-    "dp",
-    "normal",
-    "grad",
-    "acc_v",
-    "uv",
-    "col",
-    "disp",
-    "tangent",
-    "offset_v",
-)
-MAT_STEMS = ("M", "A", "R", "J", "K", "S", "rot_m", "jac", "cov", "stress", "basis", "H")
-QUAT_STEMS = ("q", "orient", "rot_q", "spin", "q_rel")
-XFORM_STEMS = ("xf", "pose", "X", "frame", "world")
-ACC_STEMS = ("total", "acc", "sum_v", "accum", "running", "partial", "agg")
+_WORDS = json.loads(resources.files("builder.grammar").joinpath("words.json").read_text(encoding="utf-8"))
 
-INPUT_NAMES = (
-    "pos",
-    "vel",
-    "mass",
-    "x",
-    "y",
-    "a",
-    "b",
-    "src",
-    "field",
-    "points",
-    "weights",
-    "values",
-    "data",
-    "temps",
-    "rates",
-    "forces",
-    "normals",
-    "coeffs",
-    "density",
-    "phi",
-    "u",
-    "signal",
-    "heights",
-    "loads",
-    "radii",
-    "colors",
-    "samples",
-    "offsets",
-    "frames",
-    "poses",
-    "rots",
-)
-OUTPUT_NAMES = (
-    "out",
-    "result",
-    "dst",
-    "y_out",
-    "values_out",
-    "res",
-    "output",
-    "field_out",
-    "flux",
-    "energy_out",
-    "vel_out",
-    "pos_out",
-    "slope_out",
-    "color_out",
-)
-ACC_NAMES = ("total", "hist", "counts", "sums", "accum", "bins", "heat_sum", "extrema", "tally", "partials")
-PARAM_NAMES = ("dt", "scale", "gain", "alpha", "k", "damping", "stiffness", "freq", "bias", "eps", "h")
-
-VERBS = (
-    "integrate",
-    "advect",
-    "blend",
-    "accumulate",
-    "scatter",
-    "gather",
-    "smooth",
-    "project",
-    "rotate",
-    "transform",
-    "update",
-    "compute",
-    "apply",
-    "reduce",
-    "sample",
-    "filter",
-    "relax",
-    "solve",
-    "shade",
-    "warp",
-    "remap",
-    "normalize",
-    "clip",
-    "diffuse",
-    "evaluate",
-    "step",
-    "mix",
-    "encode",
-    "pack",
-    "correct",
-    "splat",
-    "deform",
-    "bin",
-    "score",
-    "weight",
-    "estimate",
-    "propagate",
-    "fold",
-)
-NOUNS = (
-    "particles",
-    "forces",
-    "field",
-    "grid",
-    "points",
-    "bodies",
-    "springs",
-    "velocities",
-    "samples",
-    "density",
-    "heat",
-    "signal",
-    "weights",
-    "normals",
-    "frames",
-    "poses",
-    "voxels",
-    "cells",
-    "rays",
-    "colors",
-    "energy",
-    "pressure",
-    "loads",
-    "histogram",
-    "stencil",
-    "noise",
-    "contacts",
-    "joints",
-    "vertices",
-    "edges",
-    "pixels",
-    "waves",
-    "sdf",
-    "flux",
-    "stress",
-    "momentum",
-    "torque",
-    "lattice",
-)
-FUNC_NAMES = (
-    "smooth_kernel",
-    "soft_clip",
-    "wrap_angle",
-    "falloff",
-    "blend",
-    "penalty",
-    "spring_force",
-    "mix_hash",
-    "poly",
-    "attenuate",
-    "damp",
-    "response",
-    "shape_fn",
-    "bump",
-    "ramp",
-    "warp_coord",
-    "saturate",
-    "kernel_weight",
-    "reflect",
-    "contact_force",
-    "bell",
-    "sigmoid_like",
-    "mirror",
-    "squash",
-    "lift",
-    "remap_value",
-    "edge_weight",
-)
-STRUCT_NAMES = (
-    "Particle",
-    "Body",
-    "Material",
-    "SimParams",
-    "Cell",
-    "Ray",
-    "Spring",
-    "Sample",
-    "Contact",
-    "Joint",
-    "Light",
-    "Emitter",
-    "Probe",
-    "Span",
-)
-FIELD_NAMES = (
-    "mass",
-    "radius",
-    "stiffness",
-    "damping",
-    "pos",
-    "vel",
-    "color",
-    "weight",
-    "energy",
-    "temperature",
-    "salinity",
-    "kind",
-    "id",
-    "offset",
-    "axis",
-    "strength",
-    "friction",
-    "scale",
-)
+SCALAR_STEMS: tuple[str, ...] = tuple(_WORDS["SCALAR_STEMS"])
+INT_STEMS: tuple[str, ...] = tuple(_WORDS["INT_STEMS"])
+VEC_STEMS: tuple[str, ...] = tuple(_WORDS["VEC_STEMS"])
+MAT_STEMS: tuple[str, ...] = tuple(_WORDS["MAT_STEMS"])
+QUAT_STEMS: tuple[str, ...] = tuple(_WORDS["QUAT_STEMS"])
+XFORM_STEMS: tuple[str, ...] = tuple(_WORDS["XFORM_STEMS"])
+ACC_STEMS: tuple[str, ...] = tuple(_WORDS["ACC_STEMS"])
+INPUT_NAMES: tuple[str, ...] = tuple(_WORDS["INPUT_NAMES"])
+OUTPUT_NAMES: tuple[str, ...] = tuple(_WORDS["OUTPUT_NAMES"])
+ACC_NAMES: tuple[str, ...] = tuple(_WORDS["ACC_NAMES"])
+PARAM_NAMES: tuple[str, ...] = tuple(_WORDS["PARAM_NAMES"])
+VERBS: tuple[str, ...] = tuple(_WORDS["VERBS"])
+NOUNS: tuple[str, ...] = tuple(_WORDS["NOUNS"])
+FUNC_NAMES: tuple[str, ...] = tuple(_WORDS["FUNC_NAMES"])
+STRUCT_NAMES: tuple[str, ...] = tuple(_WORDS["STRUCT_NAMES"])
+FIELD_NAMES: tuple[str, ...] = tuple(_WORDS["FIELD_NAMES"])
+# Array, parameter and output names by value kind: "f" float, "v" vector, "m" matrix, "q" quaternion,
+# "x" transform, "i" integer ("pos": a positive float parameter).
+ARRAYS: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in _WORDS["ARRAYS"].items()}
+OUTPUTS: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in _WORDS["OUTPUTS"].items()}
+PARAMS: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in _WORDS["PARAMS"].items()}
+# Generator 4.4.0: what a kernel's data is about. Simulation code names its arrays after the thing they describe
+# (a body's pose, a contact's normal, a particle's radius): most parameter names in physics projects are compound
+# and come from a far larger vocabulary than the stems above (in newton, 78% of parameter names hold an
+# underscore, 12 characters on average, 5,552 distinct among 19,607; the stems above give 359). A kernel that has
+# a domain names most of its arguments after it, so a name is known only from the kernel's own signature, as in
+# code people write. The words are generic simulation, graphics and numerics vocabulary, not taken from any
+# project the dataset scores against (tests/grammar/test_heldout_words.py).
+DOMAINS: tuple[str, ...] = tuple(_WORDS["DOMAINS"])
+MODIFIERS: tuple[str, ...] = tuple(_WORDS["MODIFIERS"])
+# the frames a local's value is expressed in, as rigid-body code suffixes them (a point in world frame, a
+# transform from body to world)
+FRAMES: tuple[str, ...] = tuple(_WORDS["FRAMES"])
 
 
 def stem_for(rng: random.Random, t: WType, accumulator: bool = False) -> str:
@@ -283,71 +65,6 @@ def kernel_name(rng: random.Random) -> str:
     return f"{rng.choice(VERBS)}_{rng.choice(NOUNS)}"
 
 
-# Array, parameter and output names by value kind: "f" float, "v" vector, "m" matrix, "q" quaternion,
-# "x" transform, "i" integer.
-ARRAYS = {
-    "f": (
-        "mass",
-        "density",
-        "pressure",
-        "temperature",
-        "weights",
-        "values",
-        "heights",
-        "radii",
-        "phi",
-        "u",
-        "signal",
-        "samples",
-        "loads",
-        "rates",
-        "energy",
-        "sdf",
-        "inv_mass",
-        "a",
-        "b",
-        "x",
-        "src",
-        "coeffs",
-        "field",
-    ),
-    "v": (
-        "positions",
-        "velocities",
-        "forces",
-        "normals",
-        "points",
-        "directions",
-        "displacements",
-        "particle_x",
-        "particle_v",
-        "colors",
-        "targets",
-        "vertices",
-        "x",
-        "v",
-        "f",
-        "dirs",
-    ),
-    "m": ("stress", "rotations", "jacobians", "basis", "inertia", "deformation", "F", "cov"),
-    "q": ("rotations", "orientations", "quats", "body_rot", "q"),
-    "x": ("poses", "body_q", "transforms", "frames", "xforms", "X_wb"),
-    "i": ("tags", "counts", "ids", "flags", "cells", "keys", "codes", "indices"),
-}
-OUTPUTS = {
-    "f": ("result", "out", "density_out", "energy_out", "values_out", "y", "dst", "phi_new", "u_new", "loss", "cost"),
-    "v": ("forces_out", "accel_out", "new_positions", "vel_out", "normals_out", "dest", "x_new", "v_new", "out"),
-    "m": ("stress_out", "out", "result", "J_out", "rot_out"),
-    "q": ("rot_out", "q_out", "orient_out", "out"),
-    "x": ("pose_out", "body_q_out", "X_out", "out"),
-    "i": ("labels_out", "counts", "bins", "out", "codes_out", "result"),
-}
-PARAMS = {
-    "f": ("dt", "scale", "k", "damping", "stiffness", "alpha", "beta", "gain", "eps", "c", "strength", "kd", "ke"),
-    "pos": ("mass", "h", "radius", "rest_length", "dx", "viscosity", "smoothing", "sigma", "width"),
-    "v": ("gravity", "wind", "origin", "axis", "center", "offset", "up", "force"),
-    "i": ("n", "count", "num_points", "dim", "num_cells"),
-}
 KIND_OF = {"vec": "v", "mat": "m", "quat": "q", "transform": "x"}
 
 
@@ -355,212 +72,6 @@ def kind(t: WType) -> str:
     if t.kind == "scalar":
         return "i" if t.is_int else "f"
     return KIND_OF.get(t.kind, "f")
-
-
-# Generator 4.4.0: what a kernel's data is about. Simulation code names its arrays after the thing they describe
-# (a body's pose, a contact's normal, a particle's radius): most parameter names in physics projects are compound
-# and come from a far larger vocabulary than the stems above (in newton, 78% of parameter names hold an
-# underscore, 12 characters on average, 5,552 distinct among 19,607; the stems above give 359). A kernel that has
-# a domain names most of its arguments after it, so a name is known only from the kernel's own signature, as in
-# code people write. The words are generic simulation, graphics and numerics vocabulary, not taken from any
-# project the dataset scores against.
-DOMAINS = (
-    "body",
-    "shape",
-    "joint",
-    "particle",
-    "contact",
-    "cell",
-    "grid",
-    "mesh",
-    "tri",
-    "edge",
-    "vertex",
-    "face",
-    "node",
-    "elem",
-    "spring",
-    "cloth",
-    "fluid",
-    "rigid",
-    "soft",
-    "world",
-    "env",
-    "link",
-    "bone",
-    "muscle",
-    "tendon",
-    "wheel",
-    "cable",
-    "rod",
-    "shell",
-    "tet",
-    "voxel",
-    "ray",
-    "light",
-    "camera",
-    "pixel",
-    "photon",
-    "surface",
-    "volume",
-    "wave",
-    "heat",
-    "ion",
-    "crystal",
-    "tether",
-    "pair",
-    "neighbor",
-    "cluster",
-    "group",
-    "island",
-    "chain",
-    "limb",
-    "foot",
-    "tool",
-    "goal",
-    "sensor",
-    "actuator",
-    "motor",
-    "gear",
-    "anchor",
-    "pivot",
-    "hinge",
-    "slider",
-    "ball",
-    "capsule",
-    "box",
-    "sphere",
-    "plane",
-    "cone",
-    "hull",
-    "terrain",
-    "ground",
-    "wall",
-    "obstacle",
-    "agent",
-    "robot",
-    "arm",
-    "leg",
-    "torso",
-    "tip",
-    "root",
-    "parent",
-    "child",
-    "dof",
-    "coord",
-    "constraint",
-    "collider",
-    "emitter",
-    "probe",
-    "segment",
-    "curve",
-    "patch",
-    "quad",
-    "hex",
-    "lattice",
-    "tile",
-    "block",
-    "lane",
-    "batch",
-    "sample",
-    "frame",
-    "step",
-    "substep",
-    "iter",
-    "level",
-    "layer",
-    "channel",
-    "feature",
-    "token",
-    "head",
-    "query",
-    "key",
-    "bin",
-    "bucket",
-    "slot",
-    "entry",
-    "item",
-    "record",
-    "event",
-    "packet",
-    "cam",
-    "lens",
-    "sky",
-    "sun",
-    "water",
-    "sand",
-    "snow",
-    "smoke",
-    "fire",
-    "dust",
-    "grain",
-    "fiber",
-    "strand",
-    "hair",
-    "leaf",
-    "branch",
-    "tree",
-    "rope",
-    "chain_link",
-    "plate",
-    "beam",
-    "truss",
-    "strut",
-    "pipe",
-    "valve",
-    "pump",
-    "tank",
-    "rotor",
-    "blade",
-    "wing",
-    "fin",
-    "hull_pt",
-    "keel",
-    "sail",
-    "mast",
-    "track",
-    "rail",
-    "trolley",
-    "pole",
-    "pendulum",
-    "drone",
-    "vehicle",
-    "tire",
-    "brake",
-    "axle",
-    "chassis",
-)
-MODIFIERS = (
-    "prev",
-    "next",
-    "rest",
-    "init",
-    "local",
-    "world",
-    "ref",
-    "target",
-    "start",
-    "new",
-    "old",
-    "sum",
-    "max",
-    "min",
-    "scaled",
-    "inv",
-    "rel",
-    "tmp",
-    "src",
-    "dst",
-    "buf",
-    "cur",
-    "last",
-    "avg",
-    "filtered",
-    "raw",
-)
-# the frames a local's value is expressed in, as rigid-body code suffixes them (a point in world frame, a
-# transform from body to world)
-FRAMES = ("w", "b", "s", "c", "p", "l", "a", "wb", "ws", "bs", "sc", "ij", "ab", "pc", "world", "local", "rel")
 
 
 class Namer:

@@ -5,20 +5,28 @@ held-out package's kernels and in no kernel of real's train split fails, Warp's 
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
 import pytest
 
-GRAMMAR = Path(__file__).resolve().parents[2] / "builder" / "grammar"
 _WORD = re.compile(r"[A-Za-z_]\w*")
+GRAMMAR = Path(__file__).resolve().parents[2] / "builder" / "grammar"
 # strings of the grammar that never reach a program: the names of its idioms and expression kinds
 NOT_WRITTEN = {"elementwise": "an idiom (policy.IDIOMS)", "matvec": "an expression kind (expr_vec)"}
+# and the names of the word lists (names.py reads words.json by them)
+NOT_WRITTEN |= {k: "a word list's name" for p in GRAMMAR.glob("*.json") for k in json.loads(p.read_text())}
 
 
 def grammar_words() -> dict[str, str]:
-    """Every identifier-like string constant and comment phrase of the grammar's modules -> where it is."""
+    """Every identifier-like string constant and comment phrase of the grammar's modules and word lists (its JSON
+    data) -> where it is."""
     out = {}
+    for path in sorted(GRAMMAR.glob("*.json")):
+        for text in _strings(json.loads(path.read_text())):
+            if _WORD.fullmatch(text.strip()) or text.startswith("# "):
+                out.setdefault(text.strip(), path.name)
     for path in sorted(GRAMMAR.glob("*.py")):
         tree = ast.parse(path.read_text())
         parts = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}  # f-string pieces
@@ -28,6 +36,13 @@ def grammar_words() -> dict[str, str]:
                 if _WORD.fullmatch(text) or text.startswith("# "):
                     out.setdefault(text, f"{path.name}:{node.lineno}")
     return out
+
+
+def _strings(data) -> list[str]:
+    if isinstance(data, str):
+        return [data]
+    items = data.values() if isinstance(data, dict) else data if isinstance(data, list) else []
+    return [s for item in items for s in _strings(item)]
 
 
 def _has(text: str, word: str) -> bool:

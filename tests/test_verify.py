@@ -9,7 +9,7 @@ from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
 from builder.rng import derive_rng
 from builder.sources.generated.records import emitted_configs
-from builder.warp_backend import codegen, compile_units, execute, verify
+from builder.warp_backend import codegen, compile_units, compilers, execute, verify
 
 
 def _items(target, n=6, seed=5):
@@ -62,7 +62,7 @@ def test_device_comparison_harness_cpu_vs_cpu():
     program = generate(derive_rng(3, "train", 0), "vector")
     module, (ns,) = codegen.load_sources([("x", program.source)], "t_compare")
     try:
-        codegen.load_cpu(module)
+        compilers.load_cpu(module)
         kernel = ns[program.kernel_name]
         a = execute.run(program, kernel, ns, np.random.default_rng(1), "cpu", True)
         b = execute.run(program, kernel, ns, np.random.default_rng(1), "cpu", True)

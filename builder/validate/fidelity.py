@@ -27,7 +27,7 @@ def reference_key(row: dict) -> tuple[str, int]:
 
 def differences(row: dict, reference: dict[str, str]) -> str:
     """Comma-separated columns of ``row`` that differ from Warp's public output, or Warp's error."""
-    from builder.warp_backend import codegen
+    from builder.warp_backend import units
 
     if "error" in reference:
         return f"Warp's public pipeline refused the program: {reference['error']}"
@@ -36,7 +36,7 @@ def differences(row: dict, reference: dict[str, str]) -> str:
     entry = row["entry_point"]
     symbol = entry if row["target"] == "cuda" else entry.removesuffix("_cpu_forward") + "_cpu_kernel_forward"
     # a shipped module's unit holds every overload of a generic kernel under one name: the row's is one of them
-    found = codegen.functions(tu, symbol)
+    found = units.functions(tu, symbol)
     if not found:
         return f"ir (Warp's unit has no {symbol})"
     bad = [] if row["ir"] in found else ["ir"]

@@ -2,10 +2,12 @@
 
 What the rows are made of goes through here (module options resolved as ``Module.load`` resolves them,
 ``Module._run_codegen``, the user-module registry and the caches a released module leaves, launch bounds and
-argument packing as Warp's launcher builds them), so a Warp upgrade that changes codegen touches this file. Two
-other modules reach private Warp for their own narrow jobs: ``splice_run`` (the evaluator's child loads a
-prediction's unit into a module and points Warp's precompiled-header folder at the job directory) and
-``shipped_import`` (closure variables and type objects of shipped kernels).
+argument packing as Warp's launcher builds them), so a Warp upgrade that changes codegen touches this file. Three
+other modules reach private Warp for their own narrow jobs: ``compilers`` (Warp's build functions and the
+runtime's compiler versions), ``splice_run`` (the evaluator's child loads a prediction's unit into a module and
+points Warp's precompiled-header folder at the job directory) and ``shipped_import`` (closure variables and type
+objects of shipped kernels). The text of what it emits is cut with ``units``; ``prologue`` tells Warp's shared
+prologue from a module's own code.
 
 Kernels are built from source strings in-process: the source is registered with ``linecache`` (which is what
 ``inspect.getsource`` reads, so ``@wp.kernel``/``@wp.func`` work unchanged) and executed into a namespace whose
@@ -36,6 +38,7 @@ from warp._src import types as _wp_types
 from builder.configs import UNITS
 from builder.errors import WarpRejected
 from builder.schema import TARGETS
+from builder.warp_backend.units import _portable, function, kernel_in
 
 # strip_hash makes emitted names predictable (NAME_cuda_kernel_forward);
 # a generic CPU target makes CPU results identical across host CPUs.
@@ -131,28 +134,6 @@ def leave_cache(folder: str | Path) -> None:
     wp.config.kernel_cache_dir = cache
     build.init_kernel_cache(cache)
     _initialised_cache = str(wp.config.kernel_cache_dir)
-
-
-def toolchain() -> dict[str, str | None]:
-    """Versions of what produced and compiled the code: warp-lang (and the git commit its build records, when
-    it records one), Warp's bundled NVRTC and the CUDA architecture it compiles for, Warp's CPU compiler."""
-    init()
-    rt = _ctx.runtime
-    nvrtc = getattr(rt, "toolkit_version", None)
-    return {
-        "warp": wp.__version__,
-        "warp_git_commit": getattr(wp.config, "_git_commit_hash", None),
-        "nvrtc": f"{nvrtc[0]}.{nvrtc[1]}" if nvrtc else None,
-        "cuda_arch": f"sm_{CUDA_ARCH}",
-        "cpu_compiler": f"warp-clang {rt.get_warp_clang_version()} (LLVM {rt.get_llvm_version()})",
-    }
-
-
-def toolchain_json(target: str) -> str:
-    """The ``toolchain`` column of a ``target`` row: what ``toolchain`` reports for that target, as JSON."""
-    tc = toolchain()
-    drop = ("cpu_compiler",) if target == "cuda" else ("nvrtc", "cuda_arch")
-    return json.dumps({k: v for k, v in tc.items() if k not in drop}, sort_keys=True)
 
 
 def options_json(options: dict) -> str:
@@ -394,148 +375,6 @@ def emit_kernel(
     return units
 
 
-def function(tu: str, symbol: str) -> str:
-    """The full definition of ``symbol`` in a translation unit (from its declaration to its closing brace)."""
-    found = functions(tu, symbol)
-    if not found:
-        raise KeyError(f"{symbol} not found in the generated translation unit")
-    return found[0]
-
-
-def functions(tu: str, symbol: str) -> list[str]:
-    """Every definition of ``symbol`` in a translation unit, in order: a module's unit holds one per overload of a
-    generic kernel, all of one name once hashes are stripped."""
-    lines = tu.splitlines()
-    pat = re.compile(rf"\b{re.escape(symbol)}\s*\(")
-    out = []
-    for n, line in enumerate(lines):
-        if pat.search(line) and not line.rstrip().endswith(";") and not line.startswith((" ", "\t")):
-            start = n - 1 if n > 0 and lines[n - 1].startswith("template") else n
-            end = next(k for k in range(n, len(lines)) if lines[k] == "}")
-            out.append("\n".join(lines[start : end + 1]) + "\n")
-    return out
-
-
-_REFERENCE = """import warp as wp
-
-
-@wp.kernel
-def __wcir_reference(a: wp.array(dtype=float)):
-    a[wp.tid()] = 1.0
-"""
-_headers: dict[str, str] = {}
-
-
-_WARP_DIR = str(Path(wp.__file__).resolve().parent)
-
-
-def _portable(tu: str) -> str:
-    """Warp stamps helper functions with their absolute source path; keep only the package-relative part."""
-    return tu.replace(_WARP_DIR, "warp")
-
-
-def split_tu(tu: str, target: str) -> tuple[str, str]:
-    """(prologue shared by every module, this module's own code).
-
-    The prologue is the longest common line prefix with a reference module's
-    translation unit, so it tracks whatever Warp's template holds.
-    """
-    if target not in _headers:
-        refs = []
-        for name in ("__wcir_ref_a", "__wcir_ref_b"):
-            module, _ = load_sources([("reference", _REFERENCE.replace("__wcir_reference", name))], name)
-            try:
-                refs.append(_generate(module, target, None)[0].splitlines(True))
-            finally:
-                release(module)
-        n = _common_prefix(*refs)
-        while n and not refs[0][n - 1].strip():
-            n -= 1
-        _headers[target] = "".join(refs[0][:n])
-    head = _headers[target]
-    if not tu.startswith(head):
-        raise ValueError(f"translation unit does not start with Warp's {target} prologue")
-    return head, tu[len(head) :]
-
-
-def _common_prefix(a: list[str], b: list[str]) -> int:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
-
-
-def scratch_dir() -> Path:
-    """This process's directory for compiler files, inside the kernel cache (so it goes when the cache goes).
-
-    It lives as long as the process, so Warp's precompiled CUDA header is built once per process rather than
-    once per shard or batch; forked workers get their own, because the header file is not safe to share.
-    """
-    path = Path(init()) / f"nvrtc-{os.getpid()}"
-    # parents too: a folder build in this process removes the build's kernel cache when it ends
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def nvrtc_compile(tu: str, name: str) -> str:
-    """Compile CUDA source to sm_90 PTX with Warp's bundled NVRTC (no GPU needed); return the PTX."""
-    from warp._src import build
-
-    workdir = scratch_dir()
-    cu = workdir / f"{name}.cu"
-    cu.write_text(tu)
-    ptx = cu.with_suffix(".ptx")
-    try:
-        # the precompiled header cuts Warp's header parse from ~0.35 s to ~0.08 s per compile
-        pch = workdir / "pch"
-        pch.mkdir(exist_ok=True)
-        build.build_cuda(str(cu), CUDA_ARCH, str(ptx), pch_dir=str(pch), use_precompiled_headers=True)
-        return ptx.read_text()
-    finally:
-        cu.unlink(missing_ok=True)
-        ptx.unlink(missing_ok=True)
-
-
-def cpu_compile(tu: str, name: str) -> None:
-    """Compile CPU C++ to an object file with Warp's bundled Clang (the object is discarded); raise on failure.
-
-    The block size of tile code is the ``WP_TILE_BLOCK_DIM`` the translation unit defines; the flag only
-    matters for sources that do not define it.
-    """
-    from warp._src import build
-
-    workdir = scratch_dir()
-    cpp = workdir / f"{name}.cpp"
-    cpp.write_text(tu)
-    obj = cpp.with_suffix(".o")
-    try:
-        pch = workdir / "pch_cpu"
-        pch.mkdir(exist_ok=True)
-        build.build_cpu(str(obj), str(cpp), mode="release", use_precompiled_headers=True, pch_dir=str(pch))
-    finally:
-        cpp.unlink(missing_ok=True)
-        obj.unlink(missing_ok=True)
-
-
-def load_cpu(module: _ctx.Module) -> None:
-    """Compile (with adjoints) and load a module for the CPU device."""
-    module.options["enable_backward"] = True
-    module.mark_modified()
-    # Warp runs CPU launches (tiled ones included) with one thread per block: a module loaded for the default
-    # block_dim would run its tile code for 256 lanes on one thread and touch one element in 256
-    module.load("cpu", block_dim=1)
-
-
 def cuda_available() -> bool:
     init()
     return wp.is_cuda_available()
-
-
-_KERNEL_DEF = re.compile(r"^@wp\.kernel\b(?:\([^)]*\))?\s*\n(?:@.*\n)*def\s+(\w+)", re.M)
-
-
-def kernel_in(source: str) -> str:
-    """Name of the last top-level ``@wp.kernel`` (bare or ``@wp.kernel(...)``) in a source, or ``?``: a generated
-    program's own kernel, which comes after any sibling kernels its module holds (``grammar.siblings``)."""
-    names = _KERNEL_DEF.findall(source)
-    return names[-1] if names else "?"

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable
 from typing import TypeVar
 
-from builder.warp_backend import codegen
+from builder.warp_backend import compilers, prologue
 
 U = TypeVar("U")
 
@@ -80,7 +80,7 @@ def compile_units(
     parts: dict[int, tuple[str, str] | None] = {}
     for u in units:
         try:
-            head, own = codegen.split_tu(tu(u), target)
+            head, own = prologue.split_tu(tu(u), target)
             parts[id(u)] = (head, own) if head else None
         except ValueError:
             parts[id(u)] = None  # compiling it alone will fail, or not, and say why; batching needs nothing from it
@@ -92,9 +92,9 @@ def compile_units(
             code = parts[id(batch[0])][0] + "".join(parts[id(u)][1] for u in batch)
         name = f"{prefix}{uuid.uuid4().hex[:12]}"
         if target == "cuda":
-            ptx = codegen.nvrtc_compile(code, name)
+            ptx = compilers.nvrtc_compile(code, name)
         else:
-            codegen.cpu_compile(code, name)
+            compilers.cpu_compile(code, name)
             ptx = ""
         for u in batch:
             compiled(u, ptx)

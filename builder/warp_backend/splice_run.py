@@ -19,7 +19,7 @@ import warp as wp
 from warp._src import context as _ctx
 
 from builder.grammar.program import Program
-from builder.warp_backend import codegen, shipped_inputs, trial_run
+from builder.warp_backend import codegen, compilers, shipped_inputs, trial_run
 
 
 def _load(source: str, tu: str | None, backward: bool, mode: str = "") -> tuple[_ctx.Module, dict]:
@@ -127,7 +127,7 @@ def cpu_check(tu: str, workdir: str) -> None:
 
 def nvrtc_check(tu: str) -> None:
     """Compile a CUDA translation unit with NVRTC (no GPU needed); raises with the compiler's log on error."""
-    codegen.nvrtc_compile(tu, f"eval_{uuid.uuid4().hex[:12]}")
+    compilers.nvrtc_compile(tu, f"eval_{uuid.uuid4().hex[:12]}")
 
 
 def share_pch_dir(path: str) -> None:

@@ -26,7 +26,7 @@ from builder.config import VERIFY_LEVELS  # noqa: F401 - re-exported for callers
 from builder.grammar.program import Program
 from builder.rng import stable_int
 from builder.schema import EXEC_FIELDS, PTX_FIELDS, TARGETS
-from builder.warp_backend import codegen, execute
+from builder.warp_backend import codegen, compilers, execute, prologue
 from builder.warp_backend.compile_units import (
     bisect,
     compile_units,
@@ -81,7 +81,7 @@ def cuda_symbols(it: Item) -> set[str]:
     """Functions and structs a translation unit defines, including the helpers Warp emits for builtins
     written in Python (``norm_l1_0``...), which clash when translation units are concatenated."""
     try:
-        body = codegen.split_tu(it.tu, "cuda")[1]
+        body = prologue.split_tu(it.tu, "cuda")[1]
     except ValueError:
         return set()  # compiling it will fail and record why; batching needs no names from it
     return defined_names(body)
@@ -119,7 +119,7 @@ def cpu_loaded(batch: list[Item], prefix: str) -> Iterator[list[dict]]:
         [(it.label, it.program.source) for it in batch], f"{prefix}_{uuid.uuid4().hex[:12]}"
     )
     try:
-        codegen.load_cpu(module)
+        compilers.load_cpu(module)
         yield namespaces
     finally:
         codegen.release(module)
@@ -169,7 +169,7 @@ class EvidenceCache:
             weakref.finalize(self, shutil.rmtree, root, True)
         self.root = root
         os.makedirs(self.root, exist_ok=True)
-        tc = codegen.toolchain()
+        tc = compilers.toolchain()
         self.salt = f"warp={tc['warp']};nvrtc={tc['nvrtc']}"
 
     def _path(self, source: str, what: str) -> str:

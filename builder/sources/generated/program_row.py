@@ -6,7 +6,7 @@ from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
 from builder.grammar.sample import Drawn
 from builder.sources.columns import source_columns
-from builder.warp_backend import codegen
+from builder.warp_backend import compilers
 
 
 def program_fields(opts: BuildOptions, config: str, split: str, index: int, drawn: Drawn) -> dict:
@@ -31,7 +31,7 @@ def program_fields(opts: BuildOptions, config: str, split: str, index: int, draw
         "launch_shape": list(program.launch_shape),
         "block_dim": program.block_dim,
         "builtins": drawn.builtins,
-        "warp_version": codegen.toolchain()["warp"],
+        "warp_version": compilers.toolchain()["warp"],
         "generator_version": GENERATOR_VERSION,
         "normalized_sha256": drawn.normalized_sha256,
         "verify": opts.verify,

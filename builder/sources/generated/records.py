@@ -14,7 +14,7 @@ from builder.grammar.sample import Drawn, sample
 from builder.schema import GPU_FIELDS, TARGETS, project
 from builder.sources.columns import unit_columns
 from builder.sources.generated.program_row import program_fields
-from builder.warp_backend import codegen, verify
+from builder.warp_backend import codegen, compilers, verify
 
 CHUNK = 16  # programs verified together (one compiler invocation per target)
 
@@ -34,7 +34,7 @@ def base_record(
 
 def _evidence_fields(ev: verify.Evidence, target: str) -> dict:
     fields = {k: getattr(ev, k) for k in (*verify.COMPILE_FIELDS, *verify.EXEC_FIELDS)}
-    fields["toolchain"] = codegen.toolchain_json(target)
+    fields["toolchain"] = compilers.toolchain_json(target)
     return fields
 
 

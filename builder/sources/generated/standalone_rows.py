@@ -24,7 +24,7 @@ from builder.errors import GeneratorBug
 from builder.schema import project
 from builder.sources.generated.program_row import program_fields
 from builder.standalone import host, toolchain
-from builder.warp_backend import codegen, compile_units, execute, verify
+from builder.warp_backend import codegen, compile_units, compilers, execute, verify
 from builder.warp_backend import standalone as sa
 
 CONFIG = "standalone"
@@ -54,7 +54,7 @@ class Built:
 def toolchain_json() -> str:
     """What the programs are built with. Not the compilers' versions: those vary by machine, and a row is the same
     bytes on every machine (the versions a measurement used are in docs/standalone.md)."""
-    tc = codegen.toolchain()
+    tc = compilers.toolchain()
     return json.dumps(
         {
             "warp": tc["warp"],

@@ -143,7 +143,7 @@ def record(
 def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary | None = None) -> Iterator[dict]:
     """Every row of the real config for the build options ``opts`` (its ``real_sources``, its ``verify`` as
     ``evidence`` maps it), in order, within ``sample``; ``summary`` (when given) is filled as they go."""
-    from builder.warp_backend import codegen, shipped_compile, shipped_import
+    from builder.warp_backend import compilers, shipped_compile, shipped_import
 
     summary = summary if summary is not None else Summary()
     verify = evidence(opts.verify)
@@ -155,7 +155,7 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
     mods = strided(mods, sample.stride or {})
     if sample.modules is not None:
         mods = [m for m in mods if m.name in sample.modules]
-    tc = {"warp": codegen.toolchain()["warp"], **{t: codegen.toolchain_json(t) for t in ("cuda", "cpu")}}
+    tc = {"warp": compilers.toolchain()["warp"], **{t: compilers.toolchain_json(t) for t in ("cuda", "cpu")}}
     names = list(features(opts.config))
     seen: set[str] = set()
     pending: list[tuple[ShippedModule, object]] = []

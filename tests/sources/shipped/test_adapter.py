@@ -5,7 +5,7 @@ import importlib
 import pytest
 
 from builder.errors import WarpRejected
-from builder.warp_backend import codegen
+from builder.warp_backend import codegen, units
 
 SRC = """from typing import Any
 
@@ -47,9 +47,9 @@ def tiled(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
 
 def test_kernel_in_reads_bare_and_called_decorators():
     # the last kernel: a generated program's own comes after its module's sibling kernels
-    assert codegen.kernel_in(SRC) == "tiled"
-    assert codegen.kernel_in(SRC.replace("@wp.kernel\ndef tiled", "@wp.func\ndef tiled")) == "doubled"
-    assert codegen.kernel_in(SRC.split("\n\n\n@wp.kernel(enable_backward=False)")[0]) == "first"
+    assert units.kernel_in(SRC) == "tiled"
+    assert units.kernel_in(SRC.replace("@wp.kernel\ndef tiled", "@wp.func\ndef tiled")) == "doubled"
+    assert units.kernel_in(SRC.split("\n\n\n@wp.kernel(enable_backward=False)")[0]) == "first"
 
 
 @pytest.mark.parametrize("name", ["first", "no_adjoint", "doubled", "tiled"])

@@ -13,7 +13,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from builder.errors import CorruptShard, PushError, UsageError
-from builder.layout import split_files
+from builder.folder_format import split_files
 from builder.validate.fidelity import FIDELITY_SAMPLE
 
 IGNORE_PATTERNS = ["*.lock", ".cache/*", "*.tmp"]

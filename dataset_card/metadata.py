@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from builder.layout import split_files
+from builder.folder_format import split_files
 from builder.schema import features
 
 TAGS = ["cuda", "warp", "gpu", "code", "compiler"]

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from builder.configs import UNITS, spec
-from builder.layout import split_files
+from builder.folder_format import split_files
 from builder.schema import CONFIGS, SHIPPED_CONFIGS, SPLITS, columns, drawn_from_seed
 from dataset_card.metadata import metadata
 from dataset_card.plots import most_common, plots

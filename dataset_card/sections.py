@@ -10,8 +10,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from builder import GENERATOR_VERSION
+from builder.folder_format import infer_categories
 from builder.grammar.policy import CATEGORIES
-from builder.layout import infer_categories
 from builder.schema import CONFIGS, FIELD_DOCS, FIELDS, SHIPPED_CONFIGS, SPLITS, columns
 
 

@@ -29,7 +29,7 @@ from builder.configs import UNITS
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
 from builder.schema import TARGETS
-from builder.sources.generated.records import emitted_configs, generated_rows
+from builder.sources.drawn.records import emitted_configs, generated_rows
 from builder.warp_backend import codegen, verify
 from warp_cuda_ir import WarpCudaIR
 

@@ -15,7 +15,7 @@ import sys
 import time
 
 from builder.config import BuildOptions
-from builder.sources.generated.records import generated_rows
+from builder.sources.drawn.records import generated_rows
 from builder.validate.fidelity import differences, reference_key
 from builder.warp_backend import public
 

@@ -25,7 +25,7 @@ CHUNK = 25
 
 def _compare(job: tuple[int, int, int]) -> tuple[list[dict], float]:
     from builder.grammar.policy import CATEGORIES
-    from builder.sources.generated.records import emitted_configs
+    from builder.sources.drawn.records import emitted_configs
     from builder.warp_backend import codegen, verify
     from builder.warp_backend import gpu as gpu_verify
 

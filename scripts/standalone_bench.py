@@ -23,7 +23,7 @@ from multiprocessing import get_context
 
 from builder.config import BuildOptions
 from builder.grammar.sample import sample
-from builder.sources.generated import standalone_rows
+from builder.sources.drawn import standalone_rows
 from builder.warp_backend import codegen, verify
 
 

@@ -72,7 +72,7 @@ def test_folder_loads_offline_with_datasets(tmp_path, monkeypatch):
 
 
 def test_generator_bug_is_one_line_exit_1_and_writes_nothing(tmp_path, capsys, monkeypatch):
-    import builder.sources.generated.records as records
+    import builder.sources.drawn.records as records
 
     def broken(seed, split, index, categories):
         raise GeneratorBug(seed, split, index, "k", "boom")

@@ -22,7 +22,7 @@ from builder.grammar.policy import CATEGORIES, POLICIES, Policy
 from builder.grammar.sample import STORE_DRAWS, sample
 from builder.rng import derive_rng
 from builder.schema import TARGETS
-from builder.sources.generated.records import emitted_configs
+from builder.sources.drawn.records import emitted_configs
 from builder.warp_backend import codegen
 
 

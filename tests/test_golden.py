@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from builder.config import BuildOptions
-from builder.sources.generated.records import generated_rows
+from builder.sources.drawn.records import generated_rows
 
 GOLDEN = Path(__file__).parent / "golden" / "rows.json"
 CONFIGS = ("cuda-forward", "cuda-backward", "cpu")

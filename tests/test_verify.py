@@ -8,7 +8,7 @@ from builder.grammar.generator import generate
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
 from builder.rng import derive_rng
-from builder.sources.generated.records import emitted_configs
+from builder.sources.drawn.records import emitted_configs
 from builder.warp_backend import codegen, compile_units, compilers, execute, verify
 
 
@@ -198,7 +198,7 @@ def test_executed_struct_programs_release_their_modules():
 
 def test_kernels_without_an_adjoint_have_no_backward_rows():
     from builder.config import BuildOptions
-    from builder.sources.generated.records import generated_rows
+    from builder.sources.drawn.records import generated_rows
 
     index = next(i for i in range(300) if not sample(23, "train", i, CATEGORIES).program.backward)
     program = sample(23, "train", index, CATEGORIES).program
@@ -234,7 +234,7 @@ def test_tile_units_built_for_their_block_dim_compile_beside_others():
 
 def test_tile_rows_record_the_block_dim_their_units_are_built_for():
     from builder.config import BuildOptions
-    from builder.sources.generated.records import generated_rows
+    from builder.sources.drawn.records import generated_rows
 
     def first(config):
         opts = BuildOptions(config=config, seed=4, num_train=2, num_validation=0, num_test=0, categories=("tile",))

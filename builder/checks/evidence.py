@@ -9,8 +9,8 @@ import pyarrow.compute as pc
 
 from builder.checks.base import Check, Result, concat, first_ids
 from builder.configs import spec
+from builder.folder_format import infer_categories
 from builder.grammar.policy import CATEGORIES
-from builder.layout import infer_categories
 
 EVIDENCE = ("compiled", "executed", "outputs_finite", "outputs_nondegenerate", "grads_finite")
 EXECUTION = ("executed", "outputs_finite", "outputs_nondegenerate", "grads_finite")  # required of execute rows

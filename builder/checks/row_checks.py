@@ -6,7 +6,7 @@ import re
 
 from builder.checks.base import RowCheck
 from builder.configs import spec
-from builder.layout import sha256_text
+from builder.folder_format import sha256_text
 
 TEXT_COLUMNS = ("python_source", "ir", "module_source")
 

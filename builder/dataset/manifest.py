@@ -17,11 +17,11 @@ from builder import GENERATOR_VERSION
 from builder.config import BuildRequest
 from builder.dataset.renumber import is_empty, planned
 from builder.dataset.shards import DONE, record_path
-from builder.layout import MANIFEST
-from builder.layout import sha256_bytes as sha256
+from builder.folder_format import MANIFEST
+from builder.folder_format import sha256_bytes as sha256
 from builder.sources.plan import Shard
 
-NAME = MANIFEST  # the folder format lives in builder.layout
+NAME = MANIFEST  # the folder format lives in builder.folder_format
 BUILDER = "warp-cuda-ir"  # the manifest's "builder": the folder is one this tool wrote
 
 

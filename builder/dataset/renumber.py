@@ -15,7 +15,7 @@ on a finished folder still finds every shard's files.
 
 from __future__ import annotations
 
-from builder.layout import shard_name
+from builder.folder_format import shard_name
 
 
 def is_empty(entry: dict) -> bool:

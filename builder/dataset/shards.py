@@ -21,7 +21,7 @@ from builder.config import BuildOptions
 from builder.dataset import faults, interrupts
 from builder.dataset.progress import Heartbeat
 from builder.dataset.storage import open_store
-from builder.layout import sha256_bytes as sha256
+from builder.folder_format import sha256_bytes as sha256
 from builder.schema import features
 from builder.sources.plan import Shard
 

@@ -24,7 +24,7 @@ import traceback
 from pathlib import Path
 
 # imported once by the fork server, so each child starts with them loaded
-PRELOAD = ("numpy", "builder.sources.generated.records", "builder.warp_backend.splice_run", "builder.evaluate.workload")
+PRELOAD = ("numpy", "builder.sources.drawn.records", "builder.warp_backend.splice_run", "builder.evaluate.workload")
 KERNEL_CACHE_ENV = "WARP_CUDA_IR_KERNEL_CACHE"  # codegen.KERNEL_CACHE_ENV, named here without importing Warp
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from builder.errors import EvaluationInputError
-from builder.layout import split_shards
+from builder.folder_format import split_shards
 from builder.schema import drawn_from_seed
 
 COMMON = ("id", "config", "split", "category", "python_source", "target", "pass", "ir", "entry_point", "module_source")

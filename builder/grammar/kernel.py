@@ -11,8 +11,8 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from builder.grammar import layout
 from builder.grammar import names as N
+from builder.grammar import style
 from builder.grammar import wtypes as T
 from builder.grammar.odds import Odds
 from builder.grammar.policy import Policy
@@ -232,11 +232,11 @@ class KernelCtx:
             args = sorted(args, key=lambda a: _GROUP_ORDER[_group(a)])
             groups = [_group(a) for a in args]
         params = [f"{a.name}: {self.annotation(a, grouped)}" for a in args]
-        sig = layout.signature(kernel_name, params, self.rng, odds, groups)
+        sig = style.signature(kernel_name, params, self.rng, odds, groups)
         roles = [(a.name, a.role if isinstance(a, ArrayArg) else "param") for a in args]
-        doc = layout.docstring(roles, self.rng, odds)
+        doc = style.docstring(roles, self.rng, odds)
         start = [f"    {self.own} = wp.tid()", *self.guard]
-        lines = doc + layout.blocks([("start", start), ("loads", self.loads), ("body", self.body)], self.rng, odds)
+        lines = doc + style.blocks([("start", start), ("loads", self.loads), ("body", self.body)], self.rng, odds)
         kernel = f"{decorator}\n{sig}\n" + "\n".join(lines) + "\n"
         imports = "import warp as wp\n" if not self.mod.uses_any else "from typing import Any\n\nimport warp as wp\n"
         consts = "\n".join(self.mod.consts[c] for c in self.mod.consts)

@@ -158,7 +158,7 @@ class Normalizer:
 def _normalize(toks: list[tuple[str, str]], names: dict[str, str], prev: str) -> tuple[list[str], str]:
     """Identifiers (not ``wp``, builtins or attributes) to ``v0, v1, ...`` by first appearance; numbers to N.
 
-    Layout is left out, so how a program is written out (``layout``) cannot move it to another split: a string that
+    Layout is left out, so how a program is written out (``style``) cannot move it to another split: a string that
     is a whole statement (a docstring) with its NEWLINE, and a comma right before a closing bracket (the trailing
     comma of a signature written a parameter per line). Both are seen within one list of tokens; the generator
     feeds a program whole, and a docstring never ends a piece.

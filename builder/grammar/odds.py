@@ -57,7 +57,7 @@ class Odds:
     int_plain: float = 0.5  # int32 annotated `int` rather than `wp.int32` (0.85 before generator 4.0.0)
     vec_suffixed: float = 0.1  # a float32 vector annotated with its suffixed alias (wp.vec3f)
     array_ndim_keyword: float = 0.4  # a multi-dimensional array annotated wp.array(dtype=T, ndim=n)
-    # how the kernel is written out (layout.py; generator 4.0.0): no statement changes
+    # how the kernel is written out (style.py; generator 4.0.0): no statement changes
     signature_one_line: float = 0.55  # a signature that fits in layout.ONE_LINE_WIDTH written on one line
     # generator 4.3.0: one house style drawn whole (a project writes all its kernels one way): parameters a line
     # each under group comments (uniforms as "# Model:", arrays read, arrays written), types spelled plainly

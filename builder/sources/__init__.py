@@ -14,7 +14,7 @@ from __future__ import annotations
 from builder.config import BuildOptions, BuildRequest
 from builder.schema import CONFIGS
 from builder.sources.base import RowSource
-from builder.sources.generated import GeneratedSource
+from builder.sources.drawn import GeneratedSource
 from builder.sources.plan import Shard
 from builder.sources.shipped import ShippedSource
 

@@ -3,7 +3,7 @@ and from the unit Warp emitted for one target and pass. Warp-free, so a source c
 
 from __future__ import annotations
 
-from builder.layout import sha256_text
+from builder.folder_format import sha256_text
 
 
 def source_columns(python_source: str) -> dict:

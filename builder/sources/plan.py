@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from builder.config import BuildOptions
 from builder.configs import spec
-from builder.layout import shard_name
+from builder.folder_format import shard_name
 
 REAL_MODULES_PER_SHARD = 8  # shipped modules per real shard when --num-shards is 0
 

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from builder.errors import CorruptShard, UsageError
-from builder.layout import split_files
+from builder.folder_format import split_files
 from builder.schema import CONFIGS, SPLITS, features
 
 

@@ -16,8 +16,8 @@ import pyarrow as pa
 from builder.checks.base import Result, concat, mismatch_result
 from builder.configs import UNITS, spec
 from builder.dataset.progress import Counter
+from builder.folder_format import infer_categories
 from builder.grammar.sample import sample
-from builder.layout import infer_categories
 
 COLUMNS = ["id", "seed", "index", "pass", "kernel_name", "normalized_sha256", "entry_point", "module_options"]
 TEXT = ["python_source", "ir", "module_source"]
@@ -73,7 +73,7 @@ class Determinism:
         from builder.warp_backend import codegen
 
         if spec(cfg).programs:
-            from builder.sources.generated import standalone_rows
+            from builder.sources.drawn import standalone_rows
 
             try:
                 want = standalone_rows.regenerate(program, *coords)
@@ -98,7 +98,7 @@ class Determinism:
     @staticmethod
     def _regenerate(seed: int, split: str, index: int, cycle: tuple[str, ...]) -> tuple | str:
         """(program, normalized sha256, units) of row (seed, split, index), or why it could not be drawn."""
-        from builder.sources.generated.records import emitted_configs  # loads Warp: only when a folder is checked
+        from builder.sources.drawn.records import emitted_configs  # loads Warp: only when a folder is checked
         from builder.warp_backend import codegen
 
         try:

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from builder.checks.base import MAX_OFFENDERS, Result
-from builder.layout import MANIFEST, missing_shards, read_manifest, sha256_file, split_files
+from builder.folder_format import MANIFEST, missing_shards, read_manifest, sha256_file, split_files
 
 GLOB_CHARS = set("*?[")
 

@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from builder.layout import split_files
+from builder.folder_format import split_files
 
 _NOTHING = object()  # what ``next`` returns for a split that streams no row
 

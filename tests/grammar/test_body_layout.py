@@ -3,9 +3,9 @@
 import ast
 import textwrap
 
-from builder.grammar.layout import WRAP_WIDTH, _wrapped
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
+from builder.grammar.style import WRAP_WIDTH, _wrapped
 
 
 def _same_statement(line: str) -> bool:
@@ -40,7 +40,7 @@ def test_generated_long_lines_wrap_to_the_same_statement():
 def test_inner_comments_open_blocks_at_their_indent_and_change_no_statement():
     import random
 
-    from builder.grammar.layout import _inner_comments
+    from builder.grammar.style import _inner_comments
 
     body = [
         "    if x > 0.0:",

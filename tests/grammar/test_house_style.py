@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import ast
 
-from builder.grammar.layout import GROUP_COMMENTS
 from builder.grammar.odds import Odds
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.program import Param
 from builder.grammar.sample import sample
+from builder.grammar.style import GROUP_COMMENTS
 
 COMMENT_GROUP = {c: g for g, comments in GROUP_COMMENTS.items() for c in comments}
 ORDER = ("model", "in", "out")

@@ -14,7 +14,7 @@ import pytest
 from builder.checks.standalone import differs
 from builder.config import BuildOptions
 from builder.grammar.sample import sample
-from builder.sources.generated import standalone_rows
+from builder.sources.drawn import standalone_rows
 from builder.standalone import host, toolchain
 from builder.warp_backend import codegen
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from builder.layout import sha256_file
+from builder.folder_format import sha256_file
 from builder.validate import validate
 from builder.validate.load import load
 from builder.validate.user_load import UserLoad, _judge

@@ -9,7 +9,7 @@ import pytest
 
 from builder.config import BuildOptions
 from builder.grammar.policy import CATEGORIES
-from builder.sources.generated.records import generated_rows
+from builder.sources.drawn.records import generated_rows
 from builder.sources.shipped.rows import Sample, shipped_rows
 from builder.validate.fidelity import differences, reference_key
 from builder.warp_backend import public

@@ -1,8 +1,8 @@
 """Generated rows: programs drawn from (seed, split, index), paired with what Warp emits for them.
 
 ``cuda-forward``, ``cuda-backward``, ``cpu`` and ``gpu-verified`` pair each program with a function of Warp's unit
-(``builder.sources.generated.records``); ``standalone`` with two whole programs built around the units
-(``builder.sources.generated.standalone_rows``). Every config of this source shares one shard plan: a shard is rows
+(``builder.sources.drawn.records``); ``standalone`` with two whole programs built around the units
+(``builder.sources.drawn.standalone_rows``). Every config of this source shares one shard plan: a shard is rows
 ``start..stop-1`` of a split, and each program is drawn once per config from its coordinates.
 """
 
@@ -33,7 +33,7 @@ class GeneratedSource(RowSource):
         return [s for split in SPLITS for s in split_shards(opts, split)]
 
     def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
-        from builder.sources.generated.records import generated_rows  # imports Warp: only when rows are made
+        from builder.sources.drawn.records import generated_rows  # imports Warp: only when rows are made
 
         yield from generated_rows(opts, shard.split, shard.start, shard.stop)
 

@@ -13,7 +13,7 @@ from builder.grammar.program import Program
 from builder.grammar.sample import Drawn, sample
 from builder.schema import GPU_FIELDS, TARGETS, project
 from builder.sources.columns import unit_columns
-from builder.sources.generated.program_row import program_fields
+from builder.sources.drawn.program_row import program_fields
 from builder.warp_backend import codegen, compilers, verify
 
 CHUNK = 16  # programs verified together (one compiler invocation per target)
@@ -49,7 +49,7 @@ def generated_rows(opts: BuildOptions, split: str, start: int, stop: int) -> Ite
     has no adjoint gives no cuda-backward row (``emitted_configs``)."""
     config = spec(opts.config)
     if config.programs:  # standalone: one row per program, two whole programs built around its units
-        from builder.sources.generated import standalone_rows
+        from builder.sources.drawn import standalone_rows
 
         yield from standalone_rows.program_rows(opts, split, start, stop, sample)
         return

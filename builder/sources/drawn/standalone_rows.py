@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from builder.config import BuildOptions
 from builder.errors import GeneratorBug
 from builder.schema import project
-from builder.sources.generated.program_row import program_fields
+from builder.sources.drawn.program_row import program_fields
 from builder.standalone import host, toolchain
 from builder.warp_backend import codegen, compile_units, compilers, execute, verify
 from builder.warp_backend import standalone as sa

@@ -1,4 +1,4 @@
-"""builder.layout: reading a built folder back (shard names, the manifest) and the category cycle of its rows."""
+"""builder.folder_format: reading a built folder back (shard names, the manifest) and the category cycle of its rows."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from builder.folder_format import infer_categories, missing_shards, read_manifest, shard_name, split_files
 from builder.grammar.policy import CATEGORIES
-from builder.layout import infer_categories, missing_shards, read_manifest, shard_name, split_files
 
 
 def test_default_cycle_is_recognised_from_a_prefix():

@@ -1,62 +1,25 @@
-"""scripts/baseline_curve.py: refuses a folder without checkpoints; plots a log and scores."""
+"""scripts/baseline_curve.py as a user runs it: refuses a folder without checkpoints, and a bad floor before
+scoring (the curve's parts: tests/train/test_curve.py)."""
 
 from __future__ import annotations
 
-import pytest
+import subprocess
+import sys
+from pathlib import Path
 
-from scripts import baseline_curve as C
-
-
-def test_no_checkpoints_exit_2(tmp_path, capsys):
-    assert C.main([str(tmp_path), "--data", str(tmp_path)]) == 2
-    assert "has no checkpoints" in capsys.readouterr().err
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_bad_floor_exits_2_before_scoring(tmp_path, capsys):
-    with pytest.raises(SystemExit) as e:
-        C.main([str(tmp_path), "--data", str(tmp_path), "--floor", f"retrieval_rename={tmp_path / 'missing.json'}"])
-    err = capsys.readouterr().err
-    assert e.value.code == 2 and err.startswith("baseline_curve: error: --floor") and err.count("\n") == 1
+def _run(*args: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, str(ROOT / "scripts" / "baseline_curve.py"), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
 
 
-def test_plot_writes_a_png(tmp_path):
-    log = [{"step": s, "loss": 5.0 / s} for s in (10, 20, 30)]
-    held = [{"nats_per_token": 6.0 / s, "nats_per_byte": 1.5 / s} for s in (10, 30)]
-    scores = [
-        {"step": s, "held_out": h, "exact_match": 0.0, "compiled": s / 100, "functional": s / 200}
-        for s, h in zip((10, 30), held)
-    ]
-    C.plot(log, scores, tmp_path / "curve.png", floors={"retrieval_rename": 0.375})
-    assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+def test_no_checkpoints_exit_2(tmp_path):
+    r = _run(str(tmp_path), "--data", str(tmp_path))
+    assert r.returncode == 2 and "has no checkpoints" in r.stderr
 
 
-def test_plot_of_loss_only_scores_has_no_rates(tmp_path):
-    log = [{"step": s, "loss": 5.0 / s} for s in (10, 20, 30)]
-    scores = [{"step": s, "held_out": {"nats_per_token": 6.0 / s, "nats_per_byte": 1.5 / s}} for s in (10, 30)]
-    C.plot(log, scores, tmp_path / "curve.png")
-    assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-
-
-def test_a_floor_is_its_compiled_rate_on_the_scored_rows(tmp_path):
-    results = [{"id": f"cpu/test/0/{i}", "compiled": i % 4 == 0} for i in range(8)]
-    (tmp_path / "r.json").write_text(C.json.dumps({"results": results}))
-    spec = f"retrieval_rename={tmp_path / 'r.json'}"
-    assert C.floor_rates([spec]) == {"retrieval_rename": 0.25}
-    assert C.floor_rates([spec], ["cpu/test/0/0", "cpu/test/0/1"]) == {"retrieval_rename": 0.5}
-    with pytest.raises(ValueError, match="NAME=REPORT"):
-        C.floor_rates(["retrieval_rename"])
-
-
-def test_scores_of_the_same_options_are_reused_and_others_are_not(tmp_path):
-    out = tmp_path / "curve"
-    args = C.argparse.Namespace(
-        data="d", config="cpu", split="test", limit=40, max_new_tokens=0, batch_size=20, real_data="", loss_only=False
-    )
-    assert C.earlier(out, args) == {}
-    scores = [{"step": 250, "compiled": 0.1}, {"step": 500, "compiled": 0.2}]
-    out.with_suffix(".json").write_text(C.json.dumps({"scoring": C.scoring(args), "log": [], "scores": scores}))
-    assert C.earlier(out, args) == {250: scores[0], 500: scores[1]}
-    args.limit = 100  # scored on other rows: measured again
-    assert C.earlier(out, args) == {}
-    args.limit, args.loss_only = 40, True  # losses alone: the rates of the earlier call are not these scores
-    assert C.earlier(out, args) == {}
+def test_a_bad_floor_exits_2_before_scoring(tmp_path):
+    r = _run(str(tmp_path), "--data", str(tmp_path), "--floor", f"retrieval_rename={tmp_path / 'missing.json'}")
+    assert r.returncode == 2 and r.stderr.startswith("baseline_curve: error: --floor") and r.stderr.count("\n") == 1

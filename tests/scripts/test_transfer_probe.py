@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -17,35 +16,55 @@ import pytest
 pytest.importorskip("torch", reason="the train extra is not installed")
 pytest.importorskip("transformers", reason="the train extra is not installed")
 
-from scripts import transfer_probe as P  # noqa: E402 - after the extra's guard
-
 pytestmark = pytest.mark.slow  # builds a folder and trains
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_command_writes_the_report_and_prints_its_table(probe_data, tmp_path, capsys, monkeypatch):
+def _script(name: str, *args: str, scratch: Path) -> subprocess.CompletedProcess:
+    """Run a script as a user does, its temporary files in ``scratch``."""
+    env = {**os.environ, "TMPDIR": str(scratch), "HF_HUB_OFFLINE": "1"}
+    cmd = [sys.executable, str(ROOT / "scripts" / name), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+
+
+def test_the_command_writes_the_report_and_prints_its_table(probe_data, tmp_path):
     out, scratch = tmp_path / "probe.json", tmp_path / "scratch"
     scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the probe's temporary run folder goes
-    assert P.main(["--data", probe_data, "--real-data", probe_data, "--steps", "2", "--out", str(out)]) == 0
+    r = _script(
+        "transfer_probe.py",
+        "--data",
+        probe_data,
+        "--real-data",
+        probe_data,
+        "--steps",
+        "2",
+        "--out",
+        str(out),
+        scratch=scratch,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
     report = json.loads(out.read_text())  # its fields: tests/train/test_probe.py
-    assert report["protocol"]["steps"] == 2 and report["seconds"]["total"] > 0 and P.finite(report)
-    printed = capsys.readouterr().out
-    assert printed.startswith("protocol: {") and "nats_per_byte" in printed and "warp_nn" in printed
+    assert report["protocol"]["steps"] == 2 and report["seconds"]["total"] > 0
+    assert r.stdout.startswith("protocol: {") and "nats_per_byte" in r.stdout and "warp_nn" in r.stdout
     assert not list(scratch.iterdir())  # the temporary run folder is gone
 
 
-@pytest.mark.parametrize(
-    "argv", [["--steps", "0"], ["--threads", "-1"], ["--mix-share", "0.3"], ["--mix-data", ".", "--mix-share", "1.5"]]
-)
-def test_bad_options_exit_2(probe_data, tmp_path, argv, capsys):
-    assert P.main(["--data", probe_data, "--real-data", probe_data, "--out", str(tmp_path / "p.json"), *argv]) == 2
-    assert capsys.readouterr().err.startswith("transfer_probe: error: ")
-    assert not (tmp_path / "p.json").exists()
+BAD = [["--steps", "0"], ["--threads", "-1"], ["--mix-share", "0.3"], ["--mix-data", ".", "--mix-share", "1.5"]]
+
+
+@pytest.mark.parametrize("argv", BAD)
+def test_bad_options_exit_2(probe_data, tmp_path, argv):
+    out = tmp_path / "p.json"
+    r = _script(
+        "transfer_probe.py", "--data", probe_data, "--real-data", probe_data, "--out", str(out), *argv, scratch=tmp_path
+    )
+    assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].startswith("transfer_probe: error: "), r.stderr
+    assert not out.exists()
 
 
 def test_a_terminated_probe_leaves_no_temporary_folder(probe_data, tmp_path):
     """SIGTERM while training: one line, exit 128 + 15, no report, and the temporary run folder removed."""
-    root = Path(__file__).resolve().parents[2]
+    root = ROOT
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     out = tmp_path / "probe.json"
@@ -69,21 +88,18 @@ def test_a_terminated_probe_leaves_no_temporary_folder(probe_data, tmp_path):
     assert not list(scratch.glob("transfer_probe_*"))
 
 
-def test_probe_table_summarizes_reports_and_refuses_a_missing_one(probe_data, tmp_path, capsys):
-    from scripts import probe_table
-
+def test_probe_table_summarizes_reports_and_refuses_a_missing_one(probe_data, tmp_path):
     reports = []
     for seed in (0, 1):
         out = tmp_path / f"p{seed}.json"
-        argv = ["--data", probe_data, "--real-data", probe_data, "--steps", "2", "--seed", str(seed)]
-        assert P.main([*argv, "--out", str(out)]) == 0
+        argv = ["--data", probe_data, "--real-data", probe_data, "--steps", "2", "--seed", str(seed), "--out", str(out)]
+        assert _script("transfer_probe.py", *argv, scratch=tmp_path).returncode == 0
         reports.append(str(out))
-    capsys.readouterr()
-    assert probe_table.main([*reports, "--out", str(tmp_path / "t.json")]) == 0
-    summary = json.loads((tmp_path / "t.json").read_text())
-    (line,) = summary["lines"]
+    r = _script("probe_table.py", *reports, "--out", str(tmp_path / "t.json"), scratch=tmp_path)
+    assert r.returncode == 0, r.stderr
+    (line,) = json.loads((tmp_path / "t.json").read_text())["lines"]
     assert line["seeds"] == [0, 1] and line["cells"]["real test"]["n"] == 2
-    assert capsys.readouterr().out.startswith("| trained on | seeds |")
-    assert probe_table.main([str(tmp_path / "missing.json"), "--out", str(tmp_path / "u.json")]) == 2
-    assert capsys.readouterr().err.startswith("probe_table: error: ")
+    assert r.stdout.startswith("| trained on | seeds |")
+    r = _script("probe_table.py", str(tmp_path / "missing.json"), "--out", str(tmp_path / "u.json"), scratch=tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith("probe_table: error: ")
     assert not (tmp_path / "u.json").exists()

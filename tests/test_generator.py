@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from builder.grammar.generator import draft, generate, in_module
+from builder.grammar.generator import alone, generate, in_module
 from builder.grammar.normalize import (
     _KEEP,
     Normalizer,
@@ -181,8 +181,8 @@ def test_token_pass_equals_the_references_on_hand_written_edge_cases():
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**31 - 1), index=st.integers(min_value=0, max_value=10**6))
 def test_a_source_fed_in_pieces_hashes_and_tokenizes_as_the_whole(seed, index):
-    # grammar.sample hashes a draft's head once and each candidate ending on a copy; the split partition
-    # and the dedup key are only sound if that equals the hash of the whole program
+    # a Normalizer fed in pieces (and copied between them) hashes and tokenizes as the whole: what lets a caller
+    # hash a shared prefix once
     for category in CATEGORIES:
         source = generate(derive_rng(seed, "test", index), category).source
         cut = source.index("\n@wp.kernel")
@@ -193,25 +193,28 @@ def test_a_source_fed_in_pieces_hashes_and_tokenizes_as_the_whole(seed, index):
         assert builtins_in(whole.tokens()) == builtins_used(source)
 
 
-def test_a_draft_finishes_the_same_way_whatever_it_finished_before():
+def test_a_program_alone_depends_only_on_its_stream_and_in_its_module_is_generates():
     for category in CATEGORIES:
-        body = draft(derive_rng(3, "train", 9), category)
-        first = body.finish(derive_rng(3, "train", 9, 1)).source
-        body.finish(derive_rng(3, "train", 9, 2))
-        again = body.finish(derive_rng(3, "train", 9, 1)).source
-        assert first == again
-        # a draft finishes the program alone; in its module (siblings drawn from the same stream) it is generate's
+        first = alone(derive_rng(3, "train", 9, 1), category).source
+        alone(derive_rng(3, "train", 9, 2), category)
+        assert alone(derive_rng(3, "train", 9, 1), category).source == first
+        # in its module (siblings drawn from the same stream) it is generate's
         stream = derive_rng(3, "train", 9, 1)
-        assert in_module(body.finish(stream), stream).source == generate(derive_rng(3, "train", 9, 1), category).source
+        assert in_module(alone(stream, category), stream).source == generate(_stream(), category).source
+    with pytest.raises(KeyError, match="unknown category"):
+        alone(derive_rng(0, "train", 0), "nope")
+
+
+def _stream():
+    return derive_rng(3, "train", 9, 1)
 
 
 def test_a_row_is_the_first_candidate_in_its_partition():
     from builder.schema import SPLITS
 
     def candidate(index: int, d: int, k: int) -> str:
-        rng = derive_rng(4, "validation", index, d)
-        body = draft(rng, CATEGORIES[index % len(CATEGORIES)])
-        return body.finish(rng if k == 0 else derive_rng(4, "validation", index, d, k)).own_module
+        stream = derive_rng(4, "validation", index, d) if k == 0 else derive_rng(4, "validation", index, d, k)
+        return alone(stream, CATEGORIES[index % len(CATEGORIES)]).own_module
 
     def in_partition(source: str) -> bool:
         return int(normalized_sha256(source)[:8], 16) % len(SPLITS) == SPLITS.index("validation")

@@ -122,25 +122,9 @@ def _decorator(rng: random.Random, p: Policy, k: KernelCtx) -> tuple[str, bool]:
     return "@wp.kernel(launch_bounds=256)", True
 
 
-class Draft:
-    """A category's program before its random stream is chosen: ``finish(rng)`` draws the whole program.
-
-    grammar.sample calls ``finish`` with a new stream until the program's normalized hash lands in the
-    row's split; ``head`` (the part every candidate shares) is empty, since nothing is shared.
-    """
-
-    head = ""
-
-    def __init__(self, category: str):
-        if category not in POLICIES:
-            raise KeyError(f"unknown category {category!r}")
-        self.category = category
-
-    def finish(self, rng: random.Random) -> Program:
-        """The program alone: its split key is its own, so its siblings (``in_module``) are drawn only for the
-        candidate that is kept."""
-        return _program(rng, self.category)
-
-
-def draft(rng: random.Random, category: str) -> Draft:
-    return Draft(category)
+def alone(rng: random.Random, category: str) -> Program:
+    """The program ``rng`` draws for ``category``, alone: ``grammar.sample`` keys a candidate's split on it, and
+    draws its siblings (``in_module``) only for the candidate that is kept."""
+    if category not in POLICIES:
+        raise KeyError(f"unknown category {category!r}")
+    return _program(rng, category)

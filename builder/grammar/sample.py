@@ -2,8 +2,8 @@
 
 Split membership is a property of the program, not of the index: a candidate drawn for (seed, split, index,
 attempt) is kept only if the hash of its normalized form falls in that split's partition, so no normalized
-program can appear in two splits. A candidate that misses redraws only the program's stores (its last lines), not
-the whole program. Everything that needs a row's program (the build, validation, evaluation, the scripts) draws
+program can appear in two splits. A candidate that misses is drawn again from the next stream of the row.
+Everything that needs a row's program (the build, validation, evaluation, the scripts) draws
 it here; nothing here imports Warp.
 """
 
@@ -12,14 +12,15 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from builder.errors import GeneratorBug
-from builder.grammar.generator import draft, in_module
+from builder.grammar.generator import alone, in_module
 from builder.grammar.normalize import Normalizer, builtins_in
 from builder.grammar.program import Program
 from builder.rng import SPLITS, derive_rng
 
-# Store redraws per draft, then a new draft. A draft's candidates share its head, so they are not independent
-# (a draft whose stores admit few normalized forms can miss all 8); the drafts are. In a 2,000-program build
-# the most any row needed was 19 candidates, its third draft.
+# The candidates of a row, in order: stream (seed, split, index, d) and then (seed, split, index, d, s) for
+# s = 1..7, for d = 0..15. (Until generator 4.0 a candidate redrew only the stores of a shared head; the streams
+# kept their numbering, so every row is the same program.) In a 2,000-program build the most any row needed was
+# 19 candidates.
 STORE_DRAWS = 8
 MAX_DRAFTS = 16
 
@@ -37,14 +38,12 @@ def sample(seed: int, split: str, index: int, categories: tuple[str, ...]) -> Dr
     part = SPLITS.index(split)
     for d in range(MAX_DRAFTS):
         rng = derive_rng(seed, split, index, d)
-        body = draft(rng, category)
-        head = Normalizer().feed(body.head)  # tokenized and hashed once for all its endings
         for s in range(STORE_DRAWS):
             stream = rng if s == 0 else derive_rng(seed, split, index, d, s)
-            program = body.finish(stream)
+            program = alone(stream, category)
             # the key is the program alone: a row whose kernel another split holds under other siblings would
             # still be that kernel; the kept one is then written in its module (generator.in_module)
-            whole = head.copy().feed(program.source[len(body.head) :])
+            whole = Normalizer().feed(program.source)
             nsha = whole.hexdigest()
             if int(nsha[:8], 16) % len(SPLITS) == part:
                 return Drawn(in_module(program, stream), d * STORE_DRAWS + s, nsha, builtins_in(whole.tokens()))

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from builder.config import VERIFY_LEVELS  # noqa: F401 - re-exported for callers of verify
 from builder.grammar.program import Program
 from builder.rng import stable_int
 from builder.schema import EXEC_FIELDS, PTX_FIELDS, TARGETS

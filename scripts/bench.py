@@ -11,7 +11,11 @@
 (f) generator statistics over ``--stats-rows`` train rows (programs only, no Warp): distinct normalized
 shapes in the first 1,000, mean non-empty Python lines, distinct Warp builtins overall;
 (g) ``--only ray``: the same build with ``--engine local --num-proc 2`` and ``--engine ray`` on two 1-CPU local
-Ray nodes, the wall-time ratio, the scheduling overhead per shard, and whether the folders are byte-identical.
+Ray nodes, the wall-time ratio, the scheduling overhead per shard, and whether the folders are byte-identical;
+(h) ``--only versions --against REV,REV``: the same build (the default configs, ``--version-rows`` programs of each
+split size's share, verify=execute, one process) with this tree's code and with each git revision's (checked out
+in a temporary worktree), one after the other in one run: wall time, CPU seconds of the build process and rows
+per CPU-second, and each ratio against this tree, so a generator change shows its cost on the same machine.
 Prints Markdown tables.
 """
 
@@ -53,7 +57,7 @@ def bare_floor(programs, config: str) -> tuple[float, int]:
     def run():
         for k, p in enumerate(programs):
             module, _ = codegen.load_sources([("bench", p.source)], f"bench_floor_{k}")
-            codegen._generate(module, target, p.block_dim)
+            codegen.translation_unit(module, target, p.block_dim)
             codegen.release(module)
 
     return timed(run)[0], len(programs)
@@ -149,11 +153,21 @@ def main() -> None:
     ap.add_argument("--memory-verify", choices=("none", "execute"), default="none")
     ap.add_argument("--scaling-rows", type=int, default=240)
     ap.add_argument("--stats-rows", type=int, default=10000)
-    ap.add_argument("--only", choices=("memory", "stats", "ray"), help="just (e), (f) or (g), without the rest")
+    ap.add_argument("--only", choices=("memory", "stats", "ray", "versions"), help="just (e), (f), (g) or (h)")
+    ap.add_argument("--against", default="", help="(h): comma-separated git revisions to compare this tree with")
+    ap.add_argument(
+        "--version-rows",
+        type=int,
+        default=200,
+        help="(h): train programs (plus a tenth for each of validation and test)",
+    )
     ap.add_argument("--ray-rows", type=int, default=96, help="(g): train rows of the engine comparison")
     ap.add_argument("--ray-rows-per-shard", type=int, default=8, help="(g): rows per shard")
     ap.add_argument("--ray-verify", choices=("none", "compile", "execute"), default="compile")
     args = ap.parse_args()
+    if args.only == "versions":
+        print(version_comparison([r for r in args.against.split(",") if r], args.version_rows))
+        return
     if args.only == "ray":
         print(engine_comparison(args.ray_rows, args.ray_rows_per_shard, args.ray_verify))
         return
@@ -204,6 +218,64 @@ def main() -> None:
     print_memory(memory, args.memory_verify)
     print("\n| generator statistic | value |\n|---|---|\n" + stats)
     print(f"\npeak RSS of the benchmark process: {rss:.0f} MiB (rows={n}, scaling rows={ns}, execute rows={m})")
+
+
+def version_comparison(revisions: list[str], n: int) -> str:
+    """(h) The default build of ``n`` train programs with this tree and with each revision, in one run."""
+    import json
+    import os
+    import signal
+    import subprocess
+
+    # SIGTERM unwinds like Ctrl-C, so the worktrees and the temporary folder go with it
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    root = Path(__file__).resolve().parents[1]
+    argv = ["build", "--num-train", str(n), "--num-validation", str(n // 10), "--num-test", str(n // 10)]
+    argv += ["--num-proc", "1"]
+    rows_ = []
+    with tempfile.TemporaryDirectory(prefix="bench_versions_") as tmp:
+        trees = [("this tree", root)]
+        for rev in revisions:
+            tree = Path(tmp) / f"tree_{len(trees)}"
+            subprocess.run(
+                ["git", "-C", str(root), "worktree", "add", "--detach", str(tree), rev], check=True, capture_output=True
+            )
+            trees.append((rev, tree))
+        try:
+            for label, tree in trees:
+                out = Path(tmp) / f"out_{len(rows_)}"
+                env = {**os.environ, "PYTHONPATH": str(tree)}
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                start = time.perf_counter()
+                subprocess.run(
+                    [sys.executable, "-m", "builder.cli", *argv, "--out", str(out)],
+                    cwd=tree,
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                )
+                wall = time.perf_counter() - start
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+                doc = json.loads((out / "manifest.json").read_text())
+                rows = sum(f["rows"] for f in doc["files"] if f["path"].endswith(".parquet"))
+                rows_.append((label, doc.get("generator_version"), wall, cpu, rows))
+        finally:
+            for _, tree in trees[1:]:
+                subprocess.run(
+                    ["git", "-C", str(root), "worktree", "remove", "--force", str(tree)],
+                    check=False,
+                    capture_output=True,
+                )
+    base = rows_[0][4] / rows_[0][3]
+    lines = [
+        "| code | generator | wall s | CPU s | rows | rows per CPU-second | this tree / it |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for label, gen, wall, cpu, rows in rows_:
+        rate = rows / cpu
+        lines.append(f"| {label} | {gen} | {wall:.0f} | {cpu:.0f} | {rows} | {rate:.2f} | {base / rate:.2f} |")
+    return "\n".join(lines)
 
 
 def engine_comparison(n: int, rows_per_shard: int, verify_level: str) -> str:

@@ -253,7 +253,7 @@ def resolved_options(module: _ctx.Module, target: str, block_dim: int | None = N
     return module.resolved_options[bd] | {"output_arch": CUDA_ARCH if target == "cuda" else None}
 
 
-def _generate(module: _ctx.Module, target: str, block_dim: int | None) -> tuple[str, dict]:
+def translation_unit(module: _ctx.Module, target: str, block_dim: int | None) -> tuple[str, dict]:
     """(Warp's translation unit of ``module`` for ``target``, the resolved options it was generated with)."""
     options = resolved_options(module, target, block_dim)
     # Module._compile's own code-generation step, so nothing between the options and the text differs from it
@@ -293,7 +293,7 @@ def emit(
             for config in configs:
                 target, ir_suffix, entry_suffix = _unit_spec(config)
                 if target not in tus:
-                    tus[target] = _generate(module, target, block_dim)
+                    tus[target] = translation_unit(module, target, block_dim)
                 tu, options = tus[target]
                 units[config] = Unit(tu, function(tu, kernel + ir_suffix), kernel + entry_suffix, options)
     except Exception as exc:  # noqa: BLE001 - Warp raises many types; all mean "generator bug"

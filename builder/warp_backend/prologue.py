@@ -5,7 +5,7 @@ it. The prologue is whatever Warp's template holds: the longest common line pref
 
 from __future__ import annotations
 
-from builder.warp_backend.codegen import _generate, load_sources, release
+from builder.warp_backend.codegen import load_sources, release, translation_unit
 
 _REFERENCE = """import warp as wp
 
@@ -28,7 +28,7 @@ def split_tu(tu: str, target: str) -> tuple[str, str]:
         for name in ("__wcir_ref_a", "__wcir_ref_b"):
             module, _ = load_sources([("reference", _REFERENCE.replace("__wcir_reference", name))], name)
             try:
-                refs.append(_generate(module, target, None)[0].splitlines(True))
+                refs.append(translation_unit(module, target, None)[0].splitlines(True))
             finally:
                 release(module)
         n = _common_prefix(*refs)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -45,3 +47,23 @@ def run(tmp_path: Path, *args: str, timeout: float = 300, **env: str) -> subproc
     proc = start(tmp_path, *args, **env)
     out, err = proc.communicate(timeout=timeout)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def stopped_cleanly(err: str, sig: int, tmp_path) -> int:
+    """The last line says what was kept; the build's folder beside the output holds exactly that, nothing else
+    is left (no output folder, nothing in TMPDIR). The count of finished shards kept."""
+    name = signal.Signals(sig).name
+    last = err.strip().splitlines()[-1]
+    assert not (tmp_path / "o").exists()
+    if last == f"warp-cuda-ir: interrupted ({name}); nothing was written":
+        assert leftovers(tmp_path) == []
+        return 0
+    kept = re.fullmatch(
+        rf"warp-cuda-ir: interrupted \({name}\); (\d+) finished shards kept in (.+); run the same command to continue",
+        last,
+    )
+    assert kept, err
+    (staging,) = tmp_path.glob(".o.partial-*")
+    assert kept[2] == str(staging) and len(list((staging / ".done").glob("*.json"))) == int(kept[1]) > 0
+    assert leftovers(tmp_path) == [staging.name]
+    return int(kept[1])

@@ -136,7 +136,7 @@ def test_sigterm_stops_a_ray_build_and_keeps_only_its_finished_shards(cluster, t
     import signal
     import time
 
-    from tests.dataset.helpers import leftovers, start
+    from tests.dataset.helpers import start, stopped_cleanly
 
     args = ["--num-train", "40", "--num-validation", "0", "--num-test", "0", "--configs", "cpu", "--verify", "compile"]
     proc = start(
@@ -149,9 +149,7 @@ def test_sigterm_stops_a_ray_build_and_keeps_only_its_finished_shards(cluster, t
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 143, err
     time.sleep(2)  # cancelled workers are gone before the driver removes the folders they wrote into
-    (staging,) = tmp_path.glob(".o.partial-*")
-    assert err.strip().splitlines()[-1].endswith(f"finished shards kept in {staging}; run the same command to continue")
-    assert not (tmp_path / "o").exists() and leftovers(tmp_path) == [staging.name]
+    stopped_cleanly(err, signal.SIGTERM, tmp_path)  # what finished is kept (on a slow machine, maybe nothing)
 
 
 def test_real_config_on_ray_is_byte_identical_to_the_local_build(cluster, tmp_path):

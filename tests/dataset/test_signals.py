@@ -1,13 +1,12 @@
 """SIGINT, SIGTERM and SIGHUP stop a build with one line and exit 128 + signal, and leave nothing behind but the
 finished shards the next run of the same command continues."""
 
-import re
 import signal
 import time
 
 import pytest
 
-from tests.dataset.helpers import leftovers, start
+from tests.dataset.helpers import leftovers, start, stopped_cleanly
 
 # long enough (verify=none, tens of rows/s) that every delay below lands inside the build
 LONG = ["--num-train", "5000", "--num-validation", "0", "--num-test", "0", "--configs", "cpu", "--verify", "none"]
@@ -17,26 +16,6 @@ def _wait_for_staging(tmp_path, proc, limit=120.0):
     deadline = time.monotonic() + limit
     while not list(tmp_path.glob(".o.partial-*")) and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
-
-
-def stopped_cleanly(err: str, sig: int, tmp_path) -> int:
-    """The last line says what was kept; the build's folder beside the output holds exactly that, nothing else
-    is left (no output folder, nothing in TMPDIR). The count of finished shards kept."""
-    name = signal.Signals(sig).name
-    last = err.strip().splitlines()[-1]
-    assert not (tmp_path / "o").exists()
-    if last == f"warp-cuda-ir: interrupted ({name}); nothing was written":
-        assert leftovers(tmp_path) == []
-        return 0
-    kept = re.fullmatch(
-        rf"warp-cuda-ir: interrupted \({name}\); (\d+) finished shards kept in (.+); run the same command to continue",
-        last,
-    )
-    assert kept, err
-    (staging,) = tmp_path.glob(".o.partial-*")
-    assert kept[2] == str(staging) and len(list((staging / ".done").glob("*.json"))) == int(kept[1]) > 0
-    assert leftovers(tmp_path) == [staging.name]
-    return int(kept[1])
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,18 @@ def _label(shard: Shard) -> str:
     return shard.config or shard.split
 
 
+def show(stream, tty: bool, line, last_log: float) -> float:
+    """Redraw ``line()`` in place on a terminal; in a log, print it when LOG_EVERY seconds passed since
+    ``last_log``. Returns the time of the last logged line."""
+    now = time.monotonic()
+    if tty:
+        print("\r" + line() + "\x1b[K", end="", file=stream, flush=True)
+    elif now - last_log >= LOG_EVERY:
+        print(line(), file=stream, flush=True)
+        return now
+    return last_log
+
+
 class Heartbeat:
     """A running shard's rows so far, written to ``DIR/SHARD`` at most every ``TICK`` seconds (a no-op without
     a directory, or where it does not exist: a Ray worker on another machine)."""
@@ -104,13 +116,8 @@ class Progress:
         self._show()
 
     def _show(self) -> None:
-        now = time.monotonic()
         with self.lock:
-            if self.tty:
-                print("\r" + self.line() + "\x1b[K", end="", file=self.stream, flush=True)
-            elif now - self.last_log >= LOG_EVERY:
-                self.last_log = now
-                print(self.line(), file=self.stream, flush=True)
+            self.last_log = show(self.stream, self.tty, self.line, self.last_log)
 
     def running(self) -> int:
         """Rows of the running shards so far (of the split, not times configs), from their heartbeats."""
@@ -196,12 +203,7 @@ class Counter:
 
     def _loop(self) -> None:
         while not self.stop.wait(TICK):
-            now = time.monotonic()
-            if self.tty:
-                print("\r" + self.line() + "\x1b[K", end="", file=self.stream, flush=True)
-            elif now - self.last_log >= LOG_EVERY:
-                self.last_log = now
-                print(self.line(), file=self.stream, flush=True)
+            self.last_log = show(self.stream, self.tty, self.line, self.last_log)
 
     def __enter__(self) -> Counter:
         print(f"{self.prefix}: {self.label}: {self.total} to do", file=self.stream, flush=True)

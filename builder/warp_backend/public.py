@@ -50,13 +50,19 @@ def public_units(
         # Warp's per-thread header folders live in TMPDIR and outlive a child that exits at once: keep them here
         env["TMPDIR"] = str(Path(work) / "tmp")
         os.mkdir(env["TMPDIR"])
-        proc = subprocess.run(
-            [sys.executable, "-m", __name__, str(request), work, str(workers)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=env,
-        )
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-m", __name__, str(request), work, str(workers)],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env=env,
+            )
+        except subprocess.TimeoutExpired:  # one line naming what to change, not the child's command line
+            raise RuntimeError(
+                f"Warp's public pipeline did not finish {len(programs)} programs within {timeout:.0f} s (a loaded "
+                "machine, or a shipped module slow to import): try a smaller --fidelity-sample"
+            ) from None
         results = Path(work) / "results.json"
         if proc.returncode != 0 or not results.exists():
             tail = (proc.stderr or "").strip().splitlines()[-1:] or [f"exit {proc.returncode}"]

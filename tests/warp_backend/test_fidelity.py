@@ -58,3 +58,17 @@ def test_real_rows_hold_the_function_warp_writes_for_the_shipped_module():
     found = list(shipped_rows(opts, Sample(modules=("warp.examples.core.example_dem", "warp._src.optim.adam"))))
     assert {r["target"] for r in found} == {"cuda", "cpu"} and len(found) >= 6
     assert _check(found) == []
+
+
+def test_a_driver_past_its_time_is_one_line_naming_what_to_change(generated, tmp_path, monkeypatch):
+    """A loaded machine (or a shipped module slow to import) can keep Warp's public pipeline past its limit: one
+    line that says so, never the child's command line, and its temporary folder gone."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(RuntimeError) as caught:
+        public.public_units([reference_key(generated[0])], timeout=0.01)
+    message = str(caught.value)
+    assert message.startswith("Warp's public pipeline did not finish 1 programs within 0 s") and "\n" not in message
+    assert "--fidelity-sample" in message and "request.json" not in message
+    assert list(tmp_path.iterdir()) == []

@@ -85,12 +85,14 @@ def kernel_defs(mod: ShippedModule) -> tuple[KernelDef, ...]:
     except SyntaxError:
         return ()
     lines = text.splitlines(True)
-    made = {  # functions handed to wp.Kernel(f, ...)
+    # plain functions made kernels by a call, at any depth: wp.Kernel(f, ...) and wp.kernel(f, ...) (as
+    # warp/tests/test_codegen_instancing.py does inside a function); missing one leaves it its module's split
+    # while an equal kernel elsewhere is grouped into another
+    made = {
         c.args[0].id
         for c in ast.walk(tree)
         if isinstance(c, ast.Call)
-        and isinstance(c.func, ast.Attribute)
-        and c.func.attr == "Kernel"
+        and _called_name(c.func) in ("Kernel", "kernel")
         and c.args
         and isinstance(c.args[0], ast.Name)
     }
@@ -107,9 +109,12 @@ def kernel_defs(mod: ShippedModule) -> tuple[KernelDef, ...]:
     return tuple(sorted(out, key=lambda k: int(k.source_path.rsplit(":", 1)[1])))
 
 
-def _decorator_name(node: ast.expr) -> str:
-    node = node.func if isinstance(node, ast.Call) else node
+def _called_name(node: ast.expr) -> str:
     return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+
+
+def _decorator_name(node: ast.expr) -> str:
+    return _called_name(node.func if isinstance(node, ast.Call) else node)
 
 
 def own_kernel(python_source: str, kernel_name: str) -> str:

@@ -24,6 +24,7 @@ from builder.shipped.splits import (
     module_split,
     near_pairs,
     own_kernel,
+    recorded,
 )
 
 KERNEL = """@wp.kernel
@@ -47,11 +48,11 @@ PINNED = {
     ("newton", "test"): 354,
     ("newton", "train"): 1504,
     ("newton", "validation"): 268,
-    ("nvalchemi-toolkit-ops", "test"): 613,
+    ("nvalchemi-toolkit-ops", "test"): 621,
     ("skrl", "train"): 76,
     ("warp-jsb", "train"): 7,
     ("warp-lang", "test"): 401,
-    ("warp-lang", "train"): 2152,
+    ("warp-lang", "train"): 2157,
     ("warp-lang", "validation"): 159,
     ("warp-nn", "test"): 39,
     ("warpsphboundaries", "train"): 38,
@@ -105,7 +106,10 @@ def test_the_scan_finds_decorated_nested_and_wp_kernel_made_kernels(tmp_path, mo
     mod = next(m for m in modules(("warp-jsb",)))
     text = "import warp as wp\n\n\n" + KERNEL + "\n\ndef make():\n    @wp.kernel(enable_backward=False)\n"
     text += "    def inner(a: wp.array(dtype=float)):\n        a[wp.tid()] = 1.0\n\n    return inner\n\n\n"
-    text += "def plain(a: wp.array(dtype=float)):\n    a[wp.tid()] = 2.0\n\n\nk = wp.Kernel(plain, key='k')\n"
+    text += "def plain(a: wp.array(dtype=float)):\n    a[wp.tid()] = 2.0\n\n\nk = wp.Kernel(plain, key='k')\n\n\n"
+    # a plain def made a kernel by a wp.kernel(...) call inside a function (warp's test_codegen_instancing.py)
+    text += "def build():\n    def _template(a: wp.array(dtype=float)):\n        a[wp.tid()] = 3.0\n\n"
+    text += "    return wp.kernel(_template, module='unique')\n"
     file = tmp_path / "m.py"
     file.write_text(text)
     monkeypatch.setattr(type(mod), "file", lambda self: file)
@@ -114,9 +118,21 @@ def test_the_scan_finds_decorated_nested_and_wp_kernel_made_kernels(tmp_path, mo
         found = kernel_defs(mod)
     finally:
         kernel_defs.cache_clear()
-    assert [k.source_path.rsplit(":", 1)[1] for k in found] == ["4", "11", "18"]
+    assert [k.source_path.rsplit(":", 1)[1] for k in found] == ["4", "11", "18", "26"]
     assert found[1].text.startswith("@wp.kernel(enable_backward=False)\ndef inner(")
     assert found[2].text.startswith("@wp.kernel\ndef plain(")
+    assert found[3].text.startswith("@wp.kernel\ndef _template(")
+
+
+def test_a_kernel_made_by_a_wp_kernel_call_is_grouped_with_its_equal_in_warp():
+    # validate on the whole real build found this pair across splits: _make_kernel_with_empty_cell's _template
+    # (a plain def handed to wp.kernel(...)) and create_kernel_closure's k, equal once normalized
+    mod = next(m for m in modules(("warp-lang",)) if m.path == "warp/tests/test_codegen_instancing.py")
+    found = {k.source_path: k for k in kernel_defs(mod)}
+    template = next(p for p, k in found.items() if "def _template(" in k.text)
+    closure = "warp/tests/test_codegen_instancing.py:707"
+    assert near_pairs([("t", found[template].text), ("k", found[closure].text)], 0.8)
+    assert recorded().split_of(mod, template) == recorded().split_of(mod, closure) == "train"
 
 
 @pytest.mark.slow

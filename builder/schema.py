@@ -112,7 +112,11 @@ FIELDS: dict[str, tuple[object, str]] = {
     "ir_sha256": (_S, "SHA-256 of ir."),
     "normalized_sha256": (_S, "SHA-256 of the program with identifiers and literals normalized (dedup key)."),
     "verify": (_S, "Verification level the row was built with: none, compile or execute."),
-    "compiled": (_B, "The row's module compiled for its target (NVRTC sm_90 PTX, or Warp's CPU compiler)."),
+    "compiled": (
+        _B,
+        "The row's module compiled for its target: Warp's CPU compiler (the whole module), or NVRTC sm_90 PTX (the"
+        " module's unit without the sibling kernels before the row's, whose code the CPU build compiles).",
+    ),
     "compile_target": (_S, "sm_90 or cpu."),
     "toolchain": (
         _S,
@@ -120,7 +124,11 @@ FIELDS: dict[str, tuple[object, str]] = {
         ' then NVRTC version and CUDA arch (CUDA rows) or Warp\'s CPU compiler (CPU rows), e.g. {"cuda_arch":'
         ' "sm_90", "nvrtc": "13.4", "warp": "1.19.0", "warp_git_commit": null}.',
     ),
-    "ptx": (_S, "PTX of this row's entry point only: this pass, this kernel (CUDA rows; null for CPU rows)."),
+    "ptx": (
+        _S,
+        "PTX of this row's entry point only: this pass, this kernel (CUDA rows; null for CPU rows), from the module's"
+        " unit without the sibling kernels before the row's.",
+    ),
     "ptx_instructions": (_I32, "PTX instructions in that entry point."),
     "ptx_registers": (_I32, "PTX virtual registers declared in that entry point (not physical registers)."),
     "executed": (_B, "The kernel (and its adjoint) ran on the CPU with seeded inputs."),

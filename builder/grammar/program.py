@@ -45,6 +45,17 @@ class Program:
         return split_imports(self.source[self.own_at :])[1]
 
     @property
+    def module_for_row(self) -> str:
+        """``source`` with the sibling kernels' lines left empty (imports kept): the row's kernel stays at its
+        lines, so Warp generates the same code for it (line marks included) while no sibling is generated. NVRTC
+        compiles this module's CUDA unit as a CUDA row's compile evidence (``sources.drawn.records``)."""
+        if not self.own_at:
+            return self.source
+        head = self.source[: self.own_at].splitlines(keepends=True)
+        kept = "".join(line if line.startswith(("import ", "from ")) else "\n" for line in head)
+        return kept + self.source[self.own_at :]
+
+    @property
     def own_module(self) -> str:
         """The program as a module of its own, as it is written without siblings (the imports it needs, its code)."""
         own = self.own_source

@@ -87,10 +87,13 @@ def _evidence(
     opts: BuildOptions, split: str, chunk: list[Emitted], passes: tuple[str, ...], cache, gpu: bool
 ) -> dict[str, list[verify.Item | None]]:
     """The chunk's evidence, per pass and row (None where a row has no unit for the pass), verified together."""
+    own = _own_cuda_units(split, chunk) if opts.verify != "none" else {}
     per_pass: dict[str, list[verify.Item | None]] = {}
     for cfg in passes:
         items = [
-            verify.Item(label, drawn.program, emitted[cfg].tu, verify.input_seed(opts.seed, split, index))
+            verify.Item(
+                label, drawn.program, own.get((index, cfg), emitted[cfg]).tu, verify.input_seed(opts.seed, split, index)
+            )
             if cfg in emitted
             else None
             for index, drawn, label, emitted in chunk
@@ -102,6 +105,23 @@ def _evidence(
 
         gpu_verify.compare_devices(per_pass["cuda-forward"], per_pass)
     return per_pass
+
+
+def _own_cuda_units(split: str, chunk: list[Emitted]) -> dict[tuple[int, str], codegen.Unit]:
+    """The CUDA units NVRTC compiles as the evidence of rows whose kernel follows sibling kernels: Warp's unit of
+    ``Program.module_for_row`` (the siblings' lines left empty), which holds the row's function as its
+    ``module_source`` does (tests/warp_backend/test_module_for_row.py). Compiling the siblings too took four in
+    five seconds of NVRTC's time and served no row (docs/benchmarks.md). The CPU evidence still builds and runs the
+    whole module, siblings included, so every line of ``module_source`` goes through a compiler."""
+    out = {}
+    for index, drawn, label, emitted in chunk:
+        program = drawn.program
+        cuda = tuple(c for c in emitted if TARGETS[c][0] == "cuda")
+        if cuda and program.own_at:
+            module = program.module_for_row
+            units = codegen.emit(label, module, f"wcir_{split}_{index}_own", cuda, block_dim=program.block_dim)
+            out |= {(index, c): u for c, u in units.items()}
+    return out
 
 
 def _chunk_rows(

@@ -114,8 +114,8 @@ FIELDS: dict[str, tuple[object, str]] = {
     "verify": (_S, "Verification level the row was built with: none, compile or execute."),
     "compiled": (
         _B,
-        "The row's module compiled for its target: Warp's CPU compiler (the whole module), or NVRTC sm_90 PTX (the"
-        " module's unit without the sibling kernels before the row's, whose code the CPU build compiles).",
+        "The row's module compiled for its target (NVRTC sm_90 PTX, or Warp's CPU compiler); a generated module's"
+        " sibling kernels before the row's are left out of that build (validate compiles sampled whole modules).",
     ),
     "compile_target": (_S, "sm_90 or cpu."),
     "toolchain": (

@@ -112,10 +112,13 @@ def compile_cuda(items: list[Item], batch_size: int) -> None:
 def cpu_loaded(batch: list[Item], prefix: str) -> Iterator[list[dict]]:
     """The batch's programs executed into one fresh Warp module, built for the CPU; each program's namespace.
 
-    The module is released afterwards. The batch must be name-disjoint (``name_disjoint_batches``).
+    A program written after sibling kernels is loaded as ``Program.module_for_row`` (the siblings' lines left
+    empty): its kernel's code is the same, and compiling the siblings served no row while it took most of the
+    CPU compiler's time. The module is released afterwards. The batch must be name-disjoint
+    (``name_disjoint_batches``).
     """
     module, namespaces = codegen.load_sources(
-        [(it.label, it.program.source) for it in batch], f"{prefix}_{uuid.uuid4().hex[:12]}"
+        [(it.label, it.program.module_for_row) for it in batch], f"{prefix}_{uuid.uuid4().hex[:12]}"
     )
     try:
         compilers.load_cpu(module)

@@ -1,10 +1,12 @@
-"""A CUDA row's compile evidence comes from ``Program.module_for_row`` (the sibling kernels' lines left empty):
-Warp must generate the row's kernel there exactly as in the whole module that the row's ``python_source`` and
-``module_source`` hold, and the build's PTX must be what NVRTC writes for that unit."""
+"""A row's evidence comes from ``Program.module_for_row`` (the sibling kernels' lines left empty): Warp must
+generate the row's kernel there exactly as in the whole module that the row's ``python_source`` and
+``module_source`` hold, the kernel must run to the same outputs, and the build's PTX must be what NVRTC writes for
+that unit."""
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 
 import pytest
@@ -71,3 +73,18 @@ def _unnumbered(ptx: str) -> str:
     # NVRTC numbers labels and local depots by the function's place in what it compiled, and the build compiles
     # units in batches (compile_units), so those numbers depend on the batch
     return re.sub(r"(\$L__BB|__local_depot)\d+", r"\1", ptx)
+
+
+def test_the_kernel_runs_to_the_same_outputs_and_gradients_without_its_siblings():
+    programs = _with_siblings(5, 6)
+    runs = {}
+    for name, of in (("own", lambda p: p), ("whole", lambda p: dataclasses.replace(p, own_at=0))):
+        runs[name] = [verify.Item(f"index={i}", of(p), "", verify.input_seed(5, "train", i)) for i, p in programs]
+        assert [it.program.module_for_row == it.program.source for it in runs[name]] == [name == "whole"] * 6
+        verify.execute_cpu(runs[name], 16)
+    for own, whole in zip(runs["own"], runs["whole"], strict=True):
+        assert own.evidence.executed and whole.evidence.executed
+        assert (own.evidence.output_checksum, own.evidence.grad_checksum) == (
+            whole.evidence.output_checksum,
+            whole.evidence.grad_checksum,
+        )

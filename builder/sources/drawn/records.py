@@ -110,9 +110,8 @@ def _evidence(
 def _own_cuda_units(split: str, chunk: list[Emitted]) -> dict[tuple[int, str], codegen.Unit]:
     """The CUDA units NVRTC compiles as the evidence of rows whose kernel follows sibling kernels: Warp's unit of
     ``Program.module_for_row`` (the siblings' lines left empty), which holds the row's function as its
-    ``module_source`` does (tests/warp_backend/test_module_for_row.py). Compiling the siblings too took four in
-    five seconds of NVRTC's time and served no row (docs/benchmarks.md). The CPU evidence still builds and runs the
-    whole module, siblings included, so every line of ``module_source`` goes through a compiler."""
+    ``module_source`` does (tests/warp_backend/test_module_for_row.py); compiling the siblings too served no row.
+    The CPU evidence is built from the same module (``verify.cpu_loaded``)."""
     out = {}
     for index, drawn, label, emitted in chunk:
         program = drawn.program

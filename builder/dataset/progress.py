@@ -20,9 +20,11 @@ from builder.sources.plan import Shard
 LOG_EVERY = 30.0
 TICK = 2.0  # seconds between redraws on a terminal, and between a running shard's heartbeats
 # Seconds one process spends per row of one config, by verify level, averaged over the three generated configs
-# (a row's compile evidence is shared by its configs): a 48-row build of all three took 5 s (none), 49 s (compile)
-# and 30 s (execute) on a shared 2-core machine, rounded up. Used only to warn before a build of hours.
-SECONDS_PER_ROW = {"none": 0.04, "compile": 0.35, "execute": 0.35}
+# (a row's compile evidence is shared by its configs): at generator 4.5.3, 694 rows of the three default configs
+# took 86 s wall and 72 CPU-seconds with verify=execute (``scripts/bench.py --only versions``, 240 programs, a
+# shared 2-core machine), rounded up; compile does no more work than execute; none from a 48-row build (5 s).
+# Used only to warn before a build of hours.
+SECONDS_PER_ROW = {"none": 0.04, "compile": 0.13, "execute": 0.13}
 
 
 def hms(seconds: float) -> str:

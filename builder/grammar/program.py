@@ -46,14 +46,17 @@ class Program:
 
     @property
     def module_for_row(self) -> str:
-        """``source`` with the sibling kernels' lines left empty (imports kept): the row's kernel stays at its
-        lines, so Warp generates the same code for it (line marks included) while no sibling is generated. NVRTC
-        compiles this module's CUDA unit as a CUDA row's compile evidence (``sources.drawn.records``)."""
+        """``source`` with the sibling kernels' lines left empty (the module's imports kept): the row's kernel
+        stays at its lines, so Warp generates the same code for it (line marks included) while no sibling is
+        generated. A row's evidence (NVRTC's compile, the CPU build and run) is made from it
+        (``sources.drawn.records``, ``warp_backend.verify.cpu_loaded``)."""
         if not self.own_at:
             return self.source
         head = self.source[: self.own_at].splitlines(keepends=True)
-        kept = "".join(line if line.startswith(("import ", "from ")) else "\n" for line in head)
-        return kept + self.source[self.own_at :]
+        n = 0  # the import block that starts the module (siblings.with_siblings writes it once, first)
+        while n < len(head) and (not head[n].strip() or head[n].startswith(("import ", "from "))):
+            n += 1
+        return "".join(head[:n]) + "\n" * (len(head) - n) + self.source[self.own_at :]
 
     @property
     def own_module(self) -> str:

@@ -72,3 +72,13 @@ def test_a_driver_past_its_time_is_one_line_naming_what_to_change(generated, tmp
     assert message.startswith("Warp's public pipeline did not finish 1 programs within 0 s") and "\n" not in message
     assert "--fidelity-sample" in message and "request.json" not in message
     assert list(tmp_path.iterdir()) == []
+
+
+def test_rows_written_after_siblings_and_verified_are_what_warp_writes():
+    # their evidence is built from Program.module_for_row (the siblings left out); their text must still be the
+    # whole module's, as Warp's public pipeline writes it for python_source
+    opts = BuildOptions(config="cuda-forward", seed=3, num_train=6, num_validation=0, num_test=0, verify="execute")
+    rows = list(generated_rows(opts, "train", 0, 6))
+    after_siblings = [r for r in rows if r["python_source"].count("@wp.kernel") > 1]
+    assert after_siblings and all(r["compiled"] and r["executed"] for r in rows)
+    assert _check(after_siblings) == []

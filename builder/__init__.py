@@ -11,4 +11,4 @@ Warp's own); ``checks`` (row and folder checks); ``sources`` (where rows come fr
 ``evaluate`` and ``train``; ``commands``, ``hub`` and ``cli`` on top.
 """
 
-GENERATOR_VERSION = "4.5.3"
+GENERATOR_VERSION = "4.5.4"

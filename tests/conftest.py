@@ -30,6 +30,7 @@ def cache_env(root: Path) -> dict[str, str]:
         "HF_HUB_CACHE": str(root / "hf_home" / "hub"),
         "HF_MODULES_CACHE": str(root / "hf_home" / "modules"),
         "XDG_CACHE_HOME": str(root / "xdg_cache"),
+        "XDG_STATE_HOME": str(root / "xdg_state"),  # where a build's log of Warp's own output goes
         "MPLCONFIGDIR": str(root / "matplotlib"),
         "TORCHINDUCTOR_CACHE_DIR": str(root / "torchinductor"),  # torch's default is /tmp/torchinductor_USER
         "HF_HUB_OFFLINE": "1",

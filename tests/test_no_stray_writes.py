@@ -48,7 +48,15 @@ def test_build_and_load(tmp_path):
     assert len(datasets.load_dataset(str(out), "cpu", split="train")) == 2
 """
 
-CACHE_VARS = ("HF_HOME", "HF_DATASETS_CACHE", "HF_HUB_CACHE", "HF_MODULES_CACHE", "XDG_CACHE_HOME", "MPLCONFIGDIR")
+CACHE_VARS = (
+    "HF_HOME",
+    "HF_DATASETS_CACHE",
+    "HF_HUB_CACHE",
+    "HF_MODULES_CACHE",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "MPLCONFIGDIR",
+)
 
 
 @pytest.mark.slow
@@ -79,5 +87,6 @@ def test_library_caches_point_into_tmp(tmp_path):
         hub.HF_TOKEN_PATH,
         os.environ["MPLCONFIGDIR"],
         os.environ["XDG_CACHE_HOME"],
+        os.environ["XDG_STATE_HOME"],
     ):
         assert Path(path).is_relative_to(tmp_path), path

@@ -53,6 +53,17 @@ class Check(ABC):
     def run(self, config: str, tables: dict[str, pa.Table]) -> Result: ...
 
 
+class FolderCheck(ABC):
+    """One validation step over the whole folder: every config's splits (``{config: {split: pyarrow.Table}}``),
+    for what no single config shows (rows regenerated from their seeds, Warp's public output, the card, the
+    shards' hashes, a user's load)."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result: ...
+
+
 class RowCheck(Check):
     """A predicate over single rows: ``reason`` returns None to pass a row, else why it fails."""
 

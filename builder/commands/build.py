@@ -75,9 +75,11 @@ def run(args: argparse.Namespace) -> int:
     warn_shards_capped(request)
     if args.engine == "local":  # a Ray cluster's workers may have what this machine lacks (a GPU, compilers)
         _require(request)
+    from builder.dataset import chatter
     from builder.dataset.folder import build_folder
     from dataset_card.render import render
 
+    log = chatter.new_log()
     try:
         stats = build_folder(
             request,
@@ -88,11 +90,14 @@ def run(args: argparse.Namespace) -> int:
             address=args.address,
             resume=args.resume,
             card=render,
+            log=log,
         )
     except (KeyboardInterrupt, ConfigError, FileExistsError):
         raise
     except Exception as exc:  # a worker's error arrives wrapped; report its root, which names the row
         raise RuntimeError(root_cause(exc)) from exc
+    finally:
+        chatter.finish(log)
     for opts in request:
         sizes = ", ".join(_count(opts, s, n) for s, n in stats[opts.config].items())
         note = source_of(opts.config).note(opts)

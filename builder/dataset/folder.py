@@ -17,7 +17,7 @@ from pathlib import Path
 
 from builder.config import BuildRequest
 from builder.configs import spec
-from builder.dataset import interrupts, manifest
+from builder.dataset import chatter, interrupts, manifest
 from builder.dataset.destination import open_destination
 from builder.dataset.progress import SECONDS_PER_ROW, Progress, hms
 from builder.dataset.renumber import is_empty, renumber
@@ -30,10 +30,13 @@ CardRenderer = Callable[[Path, BuildRequest], object]
 WARN_ABOVE = 3600.0  # seconds: a build expected to run longer says so before it starts
 
 
-def make_engine(name: str, num_proc: int, address: str | None, request: BuildRequest, worker_tmp: Path):
+def make_engine(
+    name: str, num_proc: int, address: str | None, request: BuildRequest, worker_tmp: Path, log: Path | None = None
+):
     """Workers keep their temporary files (evidence, Warp's compiler scratch) in ``worker_tmp``, inside the build's
     work directory, so one stopped mid-shard leaves nothing behind; Ray workers on another machine, where it does
-    not exist, fall back to their default."""
+    not exist, fall back to their default. Local workers write Warp's output to ``log`` (``chatter``); Ray keeps
+    its workers' output in its own session logs."""
     if name == "ray":
         from builder.dataset.engines.ray import RayEngine
 
@@ -41,7 +44,8 @@ def make_engine(name: str, num_proc: int, address: str | None, request: BuildReq
         return RayEngine(address, gpu=gpu, env={"TMPDIR": str(worker_tmp)})
     from builder.dataset.engines.local import LocalEngine
 
-    return LocalEngine(num_proc, env={"TMPDIR": str(worker_tmp)})
+    env = {"TMPDIR": str(worker_tmp)} | ({chatter.LOG_ENV: str(log)} if log else {})
+    return LocalEngine(num_proc, env=env, log=log)
 
 
 def build_folder(
@@ -54,9 +58,11 @@ def build_folder(
     address: str | None = None,
     resume: bool = False,
     card: CardRenderer,
+    log: Path | None = None,
 ) -> dict[str, dict[str, int]]:
     """Build ``request`` into ``out`` and return its rows per config and split. ``card`` writes the folder's card
-    (``dataset_card.render``: handed in by the command, so the build does not import what sits above it)."""
+    (``dataset_card.render``: handed in by the command, so the build does not import what sits above it). With
+    ``log``, what Warp prints while rows are made goes there, not to the terminal (``chatter``)."""
     dest = open_destination(str(out), request, overwrite, resume)  # checks; writes nothing
     # named before it exists, so the cleanup below knows it whenever a signal lands
     work = Path(tempfile.gettempdir()) / f"warp_cuda_ir_build_{uuid.uuid4().hex[:12]}"
@@ -67,11 +73,12 @@ def build_folder(
         work.mkdir(mode=0o700)
         os.environ[codegen.KERNEL_CACHE_ENV] = str(work / "kernel_cache")  # inherited by worker processes
         (work / "tmp").mkdir()
-        codegen.init()  # prints Warp's no-CUDA-driver warning here, once; workers initialise silently
-        runner = make_engine(engine, num_proc, address, request, work / "tmp")
+        with chatter.sent_to(log):
+            codegen.init()  # Warp's no-CUDA-driver warning, once (to the log with one); workers initialise silently
+        runner = make_engine(engine, num_proc, address, request, work / "tmp", log)
         try:
             evidence = str(work / "evidence") if engine == "local" else None
-            records = _run(request, dest, runner, evidence, resume or dest.continuing, work)
+            records = _run(request, dest, runner, evidence, resume or dest.continuing, work, log)
         finally:
             runner.close()
         _finish(dest, request, records, card)
@@ -93,7 +100,9 @@ def build_folder(
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _run(request: BuildRequest, dest, runner, evidence: str | None, reuse: bool, work: Path) -> list[dict]:
+def _run(
+    request: BuildRequest, dest, runner, evidence: str | None, reuse: bool, work: Path, log: Path | None = None
+) -> list[dict]:
     shards = build_plan(request)
     records: dict[str, dict] = {}
     reused = []
@@ -109,7 +118,9 @@ def _run(request: BuildRequest, dest, runner, evidence: str | None, reuse: bool,
     jobs = [ShardJob(shard_options(request, s), s, dest.spec, evidence, beats) for s in todo]
     warn_scale(request, jobs, runner)
     generated = next((o for source, o in grouped(request) if source.name == "generated"), ())
-    progress = Progress(shards, len(generated), runner.name, beats=beats)
+    # with a log, a shard run in this process sends descriptor 2 there: progress keeps a copy of the terminal
+    terminal = chatter.terminal() if log else None
+    progress = Progress(shards, len(generated), runner.name, stream=terminal, beats=beats)
     if reused and getattr(dest, "continuing", False):
         print(
             f"warp-cuda-ir: continuing the stopped build in {dest.kept()}: {len(reused)} finished shards reused",
@@ -129,7 +140,11 @@ def _run(request: BuildRequest, dest, runner, evidence: str | None, reuse: bool,
     except BaseException:
         progress.close()  # the ticker stops before the one line that says why
         raise
-    progress.summary()
+    else:
+        progress.summary()
+    finally:
+        if terminal is not None:
+            terminal.close()
     for source, opts in grouped(request):
         for o in planned(source, opts):
             mine = [s for s in shards if s.source == source.name and (source.shared_shards or s.config == o.config)]

@@ -73,19 +73,19 @@ def _files(store, job: ShardJob) -> tuple[list[dict], dict]:
     files, summary = [], {}
     beat = Heartbeat(job.progress_dir, shard)
     with _evidence(job.evidence_dir, job.options[0]) as evidence:
-        for k, opts in enumerate(job.options):
-            opts = dataclasses.replace(opts, evidence_dir=evidence)
-            done = []
-            for row in source.rows(opts, shard, summary):
-                interrupts.current().check()  # a signal deferred by the handler stops the build within a row
-                done.append(row)
-                beat.beat()
-            path = f"{opts.config}/{shard.filename()}"
-            if not done:  # no 0-row file: datasets cannot read one (builder.dataset.renumber)
-                files.append({"path": path, "rows": 0, "sha256": None})
-                continue
-            hook = (lambda: faults.before_commit(shard.key())) if k == 0 else None
-            files.append(_put(store, path, to_parquet(done, opts.config), hook))
+        options = tuple(dataclasses.replace(opts, evidence_dir=evidence) for opts in job.options)
+        done: dict[str, list[dict]] = {opts.config: [] for opts in options}
+        for config, row in source.shard_rows(options, shard, summary):
+            interrupts.current().check()  # a signal deferred by the handler stops the build within a row
+            done[config].append(row)
+            beat.beat()
+    for k, opts in enumerate(options):
+        path = f"{opts.config}/{shard.filename()}"
+        if not done[opts.config]:  # no 0-row file: datasets cannot read one (builder.dataset.renumber)
+            files.append({"path": path, "rows": 0, "sha256": None})
+            continue
+        hook = (lambda: faults.before_commit(shard.key())) if k == 0 else None
+        files.append(_put(store, path, to_parquet(done[opts.config], opts.config), hook))
     return files, summary
 
 

@@ -39,6 +39,13 @@ class RowSource(ABC):
     def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
         """The rows of ``opts.config`` in ``shard``; what was left out is counted into ``summary``."""
 
+    def shard_rows(self, options: tuple[BuildOptions, ...], shard: Shard, summary: dict) -> Iterator[tuple[str, dict]]:
+        """``(config, row)`` for every config of ``options`` in ``shard``, each config's rows in their order. A source
+        whose configs pair the same programs with different units overrides it to draw and emit each program once."""
+        for opts in options:
+            for row in self.rows(opts, shard, summary):
+                yield opts.config, row
+
     @abstractmethod
     def checks(self, config: str) -> list[Check]:
         """The row checks ``validate`` runs on one of this source's configs once its columns are all there."""

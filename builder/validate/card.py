@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from builder.checks.base import Result
+from builder.checks.base import FolderCheck, Result
 from builder.schema import CONFIGS, features
 
 
@@ -26,7 +26,7 @@ def read_card(readme: Path):
     return MetadataConfigs.from_dataset_card_data(card.data), DatasetInfosDict.from_dataset_card_data(card.data)
 
 
-class Card:
+class Card(FolderCheck):
     name = "card"
 
     def __init__(self, folder: Path, config: str | None):

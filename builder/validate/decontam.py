@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from builder.checks.base import MAX_OFFENDERS, Result
+from builder.checks.base import MAX_OFFENDERS, FolderCheck, Result
 from builder.configs import spec
 from builder.grammar import siblings
 from builder.shipped.overlap import decontaminate
@@ -28,7 +28,7 @@ NEAR_FAIL_SHARE = 0.01  # near duplicates allowed, as a share of the distinct re
 EVALUATED = ("validation", "test")  # real's splits a model is scored on (validation: where choices are made)
 
 
-class Decontamination:
+class Decontamination(FolderCheck):
     name = "decontamination"
 
     def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:

@@ -14,7 +14,7 @@ import random
 import pyarrow as pa
 
 from builder import sources
-from builder.checks.base import Result, mismatch_result
+from builder.checks.base import FolderCheck, Result, mismatch_result
 
 FIDELITY_SAMPLE = 12  # rows validate puts through Warp's public pipeline by default (a few seconds each)
 COLUMNS = ["id", "config", "target", "pass", "kernel_name", "python_source", "ir", "module_source", "entry_point"]
@@ -45,7 +45,7 @@ def differences(row: dict, reference: dict[str, str]) -> str:
     return ",".join(bad)
 
 
-class Fidelity:
+class Fidelity(FolderCheck):
     name = "fidelity"
 
     def __init__(self, sample: int, seed: int):

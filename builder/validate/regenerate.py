@@ -13,7 +13,7 @@ from contextlib import nullcontext
 
 import pyarrow as pa
 
-from builder.checks.base import Result, concat, mismatch_result
+from builder.checks.base import FolderCheck, Result, concat, mismatch_result
 from builder.configs import UNITS, spec
 from builder.dataset.progress import Counter
 from builder.folder_format import infer_categories
@@ -27,7 +27,7 @@ STANDALONE = ["id", "seed", "index", "normalized_sha256", "python_source", "cpu_
 STANDALONE += ["inputs"]
 
 
-class Determinism:
+class Determinism(FolderCheck):
     name = "determinism"
 
     def __init__(self, progress: bool = False):

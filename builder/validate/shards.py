@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from builder.checks.base import MAX_OFFENDERS, Result
+from builder.checks.base import MAX_OFFENDERS, FolderCheck, Result
 from builder.folder_format import MANIFEST, missing_shards, read_manifest, sha256_file, split_files
 
 GLOB_CHARS = set("*?[")
@@ -33,7 +33,7 @@ def card_data_files(folder: Path) -> dict[str, list[str]]:
     return out
 
 
-class Shards:
+class Shards(FolderCheck):
     name = "shards"
 
     def __init__(self, folder: Path, config: str | None):

@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from builder.checks.base import MAX_OFFENDERS, Result
+from builder.checks.base import MAX_OFFENDERS, FolderCheck, Result
 from builder.schema import CONFIGS
 
 NAME = "datasets_load"
 TIMEOUT = 1800  # seconds for the whole folder; the default build's three configs load in well under a minute
 
 
-class UserLoad:
+class UserLoad(FolderCheck):
     name = NAME
 
     def __init__(self, folder: Path, config: str | None):

@@ -11,8 +11,9 @@ import os
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 
-from builder.dataset import interrupts
+from builder.dataset import chatter, interrupts
 from builder.dataset.engines import MAX_RETRIES
 from builder.dataset.shards import ShardJob, run_shard
 from builder.errors import ShardFailed, TransientError
@@ -23,9 +24,10 @@ POLL = 0.5  # seconds between checks for a signal whose exception was dropped
 class LocalEngine:
     name = "local"
 
-    def __init__(self, num_proc: int, env: dict[str, str]):
+    def __init__(self, num_proc: int, env: dict[str, str], log: Path | None = None):
         self.num_proc = num_proc
         self.env = env  # set in the workers' environment (this process keeps its own)
+        self.log = log  # where Warp's output goes while a shard runs in this process (``chatter``)
 
     def slots(self) -> int:
         return self.num_proc
@@ -34,7 +36,9 @@ class LocalEngine:
         if self.num_proc == 1 or len(jobs) <= 1:
             for job in jobs:
                 interrupts.current().check()
-                on_done(job, _with_retries(job))
+                with chatter.sent_to(self.log):
+                    record = _with_retries(job)
+                on_done(job, record)
             interrupts.current().check()
             return
         left, deaths = list(jobs), 0
@@ -100,6 +104,8 @@ def _set_env(env: dict[str, str]) -> None:
 
     os.environ.update(env)
     tempfile.tempdir = None  # recomputed from the new TMPDIR
+    if env.get(chatter.LOG_ENV):
+        chatter.send_to(env[chatter.LOG_ENV])
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import sys
+from collections import Counter
 from collections.abc import Iterator
 
 from builder.checks.dead_code import Live
@@ -36,6 +38,31 @@ class GeneratedSource(RowSource):
         from builder.sources.drawn.records import generated_rows  # imports Warp: only when rows are made
 
         yield from generated_rows(opts, shard.split, shard.start, shard.stop)
+
+    def shard_rows(self, options: tuple[BuildOptions, ...], shard: Shard, summary: dict) -> Iterator[tuple[str, dict]]:
+        """Configs of units with the same GPU need share each program's draw, code generation and evidence
+        (``unit_rows``); whole-program configs are written apart."""
+        from builder.sources.drawn.records import unit_rows
+
+        groups: dict[bool, list[BuildOptions]] = {}
+        for opts in options:
+            if not spec(opts.config).programs:
+                groups.setdefault(spec(opts.config).gpu, []).append(opts)
+        for opts in options:  # in the order of options, as each config's evidence was gathered when built alone
+            config = spec(opts.config)
+            if config.programs:
+                yield from ((opts.config, row) for row in self.rows(opts, shard, summary))
+            elif groups.get(config.gpu, [None])[0] is opts:
+                yield from unit_rows(tuple(groups[config.gpu]), shard.split, shard.start, shard.stop, summary)
+
+    def report(self, summaries: list[dict], config: str) -> None:
+        """One line per config with rows left out, by reason, over the build's shards (resumed ones included)."""
+        dropped: Counter[str] = Counter()
+        for summary in summaries:
+            dropped.update(summary.get("dropped", {}).get(config, {}))
+        if dropped:
+            reasons = ", ".join(f"{reason}: {n}" for reason, n in sorted(dropped.items()))
+            print(f"warp_cuda_ir {config}: {sum(dropped.values())} invalid rows left out ({reasons})", file=sys.stderr)
 
     def checks(self, config: str) -> list:
         if spec(config).programs:  # whole programs instead of an ir column, and their own evidence

@@ -16,7 +16,11 @@ from builder.sources.columns import unit_columns
 from builder.sources.drawn.program_row import program_fields
 from builder.warp_backend import codegen, compilers, verify
 
-CHUNK = 16  # programs verified together (one compiler invocation per target)
+# Programs drawn, emitted and verified together: up to this many share a compiler invocation per target (a batch's
+# header parse costs Clang or NVRTC about a second). At 64 (16 until generator 4.5.3) a build of the default configs
+# took 12% less CPU (scripts/bench.py); which programs share a batch numbers the labels of their PTX.
+CHUNK = 64
+FORWARD = "cuda-forward"  # every program has a forward kernel (not every one an adjoint)
 
 
 def base_record(
@@ -47,25 +51,47 @@ def emitted_configs(program: Program, configs: tuple[str, ...]) -> tuple[str, ..
 def generated_rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict]:
     """Rows ``start..stop-1`` of ``split`` for ``opts.config``, verified in chunks; a program whose kernel
     has no adjoint gives no cuda-backward row (``emitted_configs``)."""
-    config = spec(opts.config)
-    if config.programs:  # standalone: one row per program, two whole programs built around its units
+    if spec(opts.config).programs:  # standalone: one row per program, two whole programs built around its units
         from builder.sources.drawn import standalone_rows
 
         yield from standalone_rows.program_rows(opts, split, start, stop, sample)
         return
-    gpu, passes = config.gpu, config.units
+    for _, row in unit_rows((opts,), split, start, stop):
+        yield row
+
+
+def unit_rows(
+    options: tuple[BuildOptions, ...], split: str, start: int, stop: int, summary: dict | None = None
+) -> Iterator[tuple[str, dict]]:
+    """``(config, row)`` for rows ``start..stop-1`` of ``split`` of several configs of units at once (options that
+    differ only in ``config``, all GPU-compared or none): each program is drawn and emitted once for all of them
+    (one load of its module, one code generation per target) and its evidence gathered once per unit, in the
+    order of ``options``, so every config gets the rows a build of it alone writes. Rows left out are counted by
+    reason into ``summary["dropped"][config]`` (the shard's record: the build reports them), else said on stderr."""
+    opts = options[0]
+    (gpu,) = {spec(o.config).gpu for o in options}
+    passes = tuple(dict.fromkeys(u for o in options for u in spec(o.config).units))
     cache = verify.EvidenceCache(opts.evidence_dir) if opts.verify != "none" else None
-    skipped: Counter[str] = Counter()
+    skipped: dict[str, Counter[str]] = {o.config: Counter() for o in options}
     for lo in range(start, stop, CHUNK):
         drawn = [_draw(opts, split, index, passes) for index in range(lo, min(lo + CHUNK, stop))]
         per_pass = _evidence(opts, split, drawn, passes, cache, gpu)
-        yield from _chunk_rows(opts, split, drawn, per_pass, gpu, skipped)
-    if skipped:
-        print(
-            f"warp_cuda_ir: skipped {sum(skipped.values())} invalid rows in {split}[{start}:{stop}]: "
-            f"{dict(sorted(skipped.items()))}",
-            file=sys.stderr,
-        )
+        for o in options:
+            units = spec(o.config).units
+            chunk = [(i, d, label, {c: u for c, u in e.items() if c in units}) for i, d, label, e in drawn]
+            for row in _chunk_rows(o, split, chunk, per_pass, gpu, skipped[o.config]):
+                yield o.config, row
+    for config, counts in skipped.items():
+        if counts and summary is not None:
+            dropped = summary.setdefault("dropped", {}).setdefault(config, {})
+            for reason, n in counts.items():
+                dropped[reason] = dropped.get(reason, 0) + n
+        elif counts:
+            print(
+                f"warp_cuda_ir: {config}: skipped {sum(counts.values())} invalid rows in {split}[{start}:{stop}]: "
+                f"{dict(sorted(counts.items()))}",
+                file=sys.stderr,
+            )
 
 
 Emitted = tuple[int, Drawn, str, dict]  # (index, its program, its label in errors, config -> codegen.Unit)
@@ -76,6 +102,8 @@ def _draw(opts: BuildOptions, split: str, index: int, passes: tuple[str, ...]) -
     drawn = sample(opts.seed, split, index, opts.categories)
     label = f"seed={opts.seed} split={split} index={index}"
     mine = emitted_configs(drawn.program, passes)
+    if opts.verify != "none" and any(TARGETS[c][0] == "cuda" for c in passes):
+        mine = tuple(dict.fromkeys((*mine, FORWARD)))  # the unit every program has, for the chunk's one compile
     program = drawn.program
     emitted = (
         codegen.emit(label, program.source, f"wcir_{split}_{index}", mine, block_dim=program.block_dim) if mine else {}
@@ -88,6 +116,17 @@ def _evidence(
 ) -> dict[str, list[verify.Item | None]]:
     """The chunk's evidence, per pass and row (None where a row has no unit for the pass), verified together."""
     own = _own_cuda_units(split, chunk) if opts.verify != "none" else {}
+    if any(FORWARD in emitted for *_, emitted in chunk):
+        # NVRTC numbers a kernel's PTX labels within its batch, so every program of the chunk is compiled in one
+        # set of batches whichever CUDA configs the build has (a cuda-backward build alone leaves out the programs
+        # without an adjoint): a row's ptx does not depend on the configs built with it. The passes below find it
+        # in the cache, as they find the CPU build and run this call also makes.
+        every = [
+            verify.Item(label, d.program, own.get((i, FORWARD), e[FORWARD]).tu, verify.input_seed(opts.seed, split, i))
+            for i, d, label, e in chunk
+            if FORWARD in e
+        ]
+        verify.verify(every, FORWARD, opts.verify, cache, batch_size=CHUNK)
     per_pass: dict[str, list[verify.Item | None]] = {}
     for cfg in passes:
         items = [
@@ -98,7 +137,7 @@ def _evidence(
             else None
             for index, drawn, label, emitted in chunk
         ]
-        verify.verify([it for it in items if it is not None], cfg, opts.verify, cache)
+        verify.verify([it for it in items if it is not None], cfg, opts.verify, cache, batch_size=CHUNK)
         per_pass[cfg] = items
     if gpu:
         from builder.warp_backend import gpu as gpu_verify

@@ -1,0 +1,42 @@
+"""A shard draws and emits each program once for every config of units in the build (``GeneratedSource.shard_rows``):
+what a config's files hold must not depend on which configs are built with it, nor on the process count."""
+
+from __future__ import annotations
+
+from builder.cli import main
+
+
+def _parquet(folder, config: str) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((folder / config).glob("*.parquet"))}
+
+
+def test_configs_built_together_write_the_files_each_writes_built_alone(tmp_path):
+    # verify=execute: the evidence (compile batches and their PTX, CPU runs) is shared across configs as well
+    args = ["--num-train", "20", "--num-validation", "4", "--num-test", "0", "--rows-per-shard", "12"]
+    together = tmp_path / "together"
+    configs = ("cuda-forward", "cuda-backward", "cpu")
+    assert main(["build", *args, "--configs", ",".join(configs), "--num-proc", "2", "--out", str(together)]) == 0
+    for config in configs:
+        alone = tmp_path / config
+        assert main(["build", *args, "--configs", config, "--out", str(alone)]) == 0
+        assert _parquet(alone, config) == _parquet(together, config), config
+        assert _parquet(alone, config)
+
+
+def test_rows_left_out_are_counted_by_reason_in_the_shard_summary_and_reported(capsys):
+    """Seed 0's train program 174 has an output its inputs leave constant: it is left out, and the shard's summary
+    (what a build's report reads, resumed shards included) says why, per config."""
+    from builder.config import BuildOptions
+    from builder.sources.drawn import GeneratedSource
+    from builder.sources.plan import Shard
+
+    source, summary = GeneratedSource(), {}
+    options = tuple(BuildOptions(config=c, num_train=180) for c in ("cpu", "cuda-forward"))
+    rows = list(source.shard_rows(options, Shard("train", 0, 1, 172, 177), summary))
+    assert sorted({(c, r["index"]) for c, r in rows}) == [
+        (c, i) for c in ("cpu", "cuda-forward") for i in (172, 173, 175, 176)
+    ]
+    assert summary == {"dropped": {"cpu": {"degenerate outputs": 1}, "cuda-forward": {"degenerate outputs": 1}}}
+    capsys.readouterr()
+    source.report([summary, {}, summary], "cpu")
+    assert capsys.readouterr().err == "warp_cuda_ir cpu: 2 invalid rows left out (degenerate outputs: 2)\n"

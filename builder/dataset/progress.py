@@ -20,11 +20,11 @@ from builder.sources.plan import Shard
 LOG_EVERY = 30.0
 TICK = 2.0  # seconds between redraws on a terminal, and between a running shard's heartbeats
 # Seconds one process spends per row of one config, by verify level, averaged over the three generated configs
-# (a row's compile evidence is shared by its configs): at generator 4.5.3, 694 rows of the three default configs
-# took 86 s wall and 72 CPU-seconds with verify=execute (``scripts/bench.py --only versions``, 240 programs, a
-# shared 2-core machine), rounded up; compile does no more work than execute; none from a 48-row build (5 s).
-# Used only to warn before a build of hours.
-SECONDS_PER_ROW = {"none": 0.04, "compile": 0.13, "execute": 0.13}
+# (a program is drawn, emitted and verified once for all of them): the default build at generator 4.5.3 spent
+# 1,629 s on its shards with 2 processes for 34,355 rows (0.095 s per row and process, docs/results/benchmarks.md),
+# and 4.5.4 makes 1.10 times as many rows per CPU-second (``scripts/bench.py --only versions``), so 0.09; compile
+# does no more work than execute; none from a 48-row build (5 s). Used for the warning before a build of hours.
+SECONDS_PER_ROW = {"none": 0.04, "compile": 0.09, "execute": 0.09}
 
 
 def hms(seconds: float) -> str:

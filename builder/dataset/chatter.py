@@ -101,7 +101,8 @@ def finish(path: Path, stream: TextIO | None = None) -> None:
         return
     with open(path, "rb") as f:
         lines = sum(1 for _ in f)
-    print(f"warp-cuda-ir: Warp's own output during the build ({lines} lines) is in {path}", file=stream or sys.stderr)
+    count = f"{lines} line" + ("s" if lines != 1 else "")
+    print(f"warp-cuda-ir: Warp's own output during the build ({count}) is in {path}", file=stream or sys.stderr)
 
 
 def _flush() -> None:

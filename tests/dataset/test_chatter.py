@@ -35,7 +35,7 @@ def test_warps_output_goes_to_the_log_and_the_terminal_names_it(tmp_path, num_pr
         return
     assert len(kept) == 1  # the driver warning, once for the build, whatever the process count
     assert kept[0].read_text().count("Could not find or load the NVIDIA CUDA driver") == 1
-    assert f"warp-cuda-ir: Warp's own output during the build (1 lines) is in {kept[0]}" in proc.stderr
+    assert f"warp-cuda-ir: Warp's own output during the build (1 line) is in {kept[0]}" in proc.stderr
     assert "warp-cuda-ir: built 4 shards" in proc.stderr  # progress stayed on the terminal
 
 

@@ -30,6 +30,10 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, KeyError, ConfigError) as exc:  # a missing or unreadable report, mixed protocols
         print(f"probe_table: error: {exc}".splitlines()[0], file=sys.stderr)
         return 2
+    if Path(args.out).is_dir():
+        print(f"probe_table: error: --out {args.out} is a folder: name the summary's file", file=sys.stderr)
+        return 2
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(summary, indent=1) + "\n")
     print(verdict_markdown(summary))
     return 0

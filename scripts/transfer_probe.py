@@ -77,6 +77,8 @@ def _run(args, started: float) -> int:
         if bool(args.mix_data) != bool(args.mix_share):
             raise ConfigError("--mix-data and --mix-share go together")
         mix = (args.mix_data, args.mix_share) if args.mix_data else None
+        if Path(args.out).is_dir():  # refused now, not when the report is written after half an hour
+            raise ConfigError(f"--out {args.out} is a folder: name the report's file")
         if args.build:
             _build(args.data, GEN_BUILD)
             _build(args.real_data, REAL_BUILD)
@@ -85,6 +87,7 @@ def _run(args, started: float) -> int:
         with tempfile.TemporaryDirectory(prefix="transfer_probe_") as tmp:
             run = Path(args.run) if args.run else Path(tmp) / "run"
             say = lambda m: print(m, flush=True)  # noqa: E731
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # created once the run can start
             report = probe(args.data, args.real_data, protocol, run, say, mix, args.validation, args.generated_test)
     except (ConfigError, OutputExists) as exc:  # bad options, a missing folder or split, an existing --run
         print(f"transfer_probe: error: {exc}", file=sys.stderr)

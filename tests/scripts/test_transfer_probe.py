@@ -28,7 +28,7 @@ def _script(name: str, *args: str, scratch: Path) -> subprocess.CompletedProcess
 
 
 def test_the_command_writes_the_report_and_prints_its_table(probe_data, tmp_path):
-    out, scratch = tmp_path / "probe.json", tmp_path / "scratch"
+    out, scratch = tmp_path / "reports" / "probe.json", tmp_path / "scratch"  # its folder is made
     scratch.mkdir()
     r = _script(
         "transfer_probe.py",
@@ -49,7 +49,13 @@ def test_the_command_writes_the_report_and_prints_its_table(probe_data, tmp_path
     assert not list(scratch.iterdir())  # the temporary run folder is gone
 
 
-BAD = [["--steps", "0"], ["--threads", "-1"], ["--mix-share", "0.3"], ["--mix-data", ".", "--mix-share", "1.5"]]
+BAD = [
+    ["--steps", "0"],
+    ["--threads", "-1"],
+    ["--mix-share", "0.3"],
+    ["--mix-data", ".", "--mix-share", "1.5"],
+    ["--out", "."],  # a folder, refused before training rather than after
+]
 
 
 @pytest.mark.parametrize("argv", BAD)

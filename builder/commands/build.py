@@ -79,7 +79,11 @@ def run(args: argparse.Namespace) -> int:
     from builder.dataset.folder import build_folder
     from dataset_card.render import render
 
-    log = chatter.new_log()
+    try:
+        log = chatter.new_log()
+    except OSError as exc:  # no writable log folder: the build still runs, Warp's output on the terminal
+        print(f"warp-cuda-ir: warning: no build log ({exc}); Warp's own output stays on the terminal", file=sys.stderr)
+        log = None
     try:
         stats = build_folder(
             request,
@@ -97,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # a worker's error arrives wrapped; report its root, which names the row
         raise RuntimeError(root_cause(exc)) from exc
     finally:
-        chatter.finish(log)
+        if log is not None:
+            chatter.finish(log)
     for opts in request:
         sizes = ", ".join(_count(opts, s, n) for s, n in stats[opts.config].items())
         note = source_of(opts.config).note(opts)

@@ -57,3 +57,12 @@ def test_descriptors_come_back_after_a_shard_and_only_this_tools_old_logs_go(tmp
     empty = chatter.new_log()
     chatter.finish(empty)
     assert not empty.exists()
+
+
+def test_an_unwritable_log_folder_does_not_stop_the_build(tmp_path):
+    in_the_way = tmp_path / "a_file"
+    in_the_way.write_text("not a folder")
+    proc = run(tmp_path, "--out", str(tmp_path / "o"), *SMALL, WARP_CUDA_IR_LOG_DIR=str(in_the_way / "logs"))
+    assert proc.returncode == 0, proc.stderr
+    assert "warp-cuda-ir: warning: no build log" in proc.stderr and (tmp_path / "o" / "manifest.json").is_file()
+    assert in_the_way.read_text() == "not a folder"

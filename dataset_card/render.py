@@ -7,6 +7,7 @@ from the Parquet shards, plus PNG plots written next to the card.
 
 from __future__ import annotations
 
+import json
 import os
 import string
 from pathlib import Path
@@ -27,6 +28,7 @@ from dataset_card.tables import (
     builtin_counts,
     categories_table,
     configs_table,
+    left_out_table,
     lengths_table,
     liveness_table,
     tolerances_table,
@@ -158,6 +160,14 @@ def context(
     }
 
 
+def _left_out(folder: Path) -> dict | None:
+    """The rows left out per config and reason that the folder's manifest records (None: it records none)."""
+    try:
+        return json.loads((folder / "manifest.json").read_text()).get("left_out")
+    except (OSError, ValueError):
+        return None
+
+
 def _regenerates(config: str) -> bool:
     """Whether the config's rows are drawn from a seed: they carry it (a folder's unknown directory is taken for
     generated). The shipped kernels' rows carry none."""
@@ -172,10 +182,14 @@ def _source(repo_id: str | None) -> str:
     return f'"{repo_id}"' if repo_id else f'"{LOCAL_NAME}"'
 
 
-def render(folder: Path, request=None, *, repo_id: str | None = None, out: Path | None = None) -> str:
+def render(
+    folder: Path, request=None, left_out: dict | None = None, *, repo_id: str | None = None, out: Path | None = None
+) -> str:
     """Write the card of ``folder`` (README.md and its plots) into ``out`` (default: the folder) and return its
     text. ``repo_id``: the Hub repo the card is pushed to, which its load snippet names; ``request``: the
-    ``BuildRequest`` that wrote the folder, when known (its command is then the card's regeneration command).
+    ``BuildRequest`` that wrote the folder, when known (its command is then the card's regeneration command);
+    ``left_out``: the rows each config's shards left out, by reason (the build hands them in; else they are read
+    from the folder's ``manifest.json``).
 
     Each file is written beside its final name and moved into place, so an interrupted render leaves the
     previous card, never half of one.
@@ -183,7 +197,9 @@ def render(folder: Path, request=None, *, repo_id: str | None = None, out: Path 
     folder = Path(folder)
     out = Path(out or folder)
     meta = metadata(folder)
-    body = string.Template(TEMPLATE.read_text()).substitute(context(folder, request, meta, repo_id, out))
+    values = context(folder, request, meta, repo_id, out)
+    values["left_out_table"] = left_out_table(meta["dataset_info"], _left_out(folder) if left_out is None else left_out)
+    body = string.Template(TEMPLATE.read_text()).substitute(values)
     text = "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n" + body
     tmp = out / ".README.md.tmp"
     tmp.write_text(text)

@@ -27,6 +27,21 @@ def configs_table(dataset_info: list[dict]) -> str:
     return "\n".join(rows)
 
 
+def left_out_table(dataset_info: list[dict], left_out: dict[str, dict[str, int]] | None) -> str:
+    """Rows kept (from ``dataset_info``) and left out by the build, by reason, per config; ``left_out`` is what the
+    build counted (``builder.sources.base.count_dropped``), None for a folder whose manifest does not record it."""
+    if left_out is None:
+        return "Not recorded: this folder was built before the build recorded what it left out (package 4.4.0)."
+    rows = ["| config | rows | left out | why |", "|---|---|---|---|"]
+    for info in dataset_info:
+        cfg = info["config_name"]
+        kept = sum(s["num_examples"] for s in info["splits"])
+        reasons = left_out.get(cfg, {})
+        why = "; ".join(f"{reason}: {n}" for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+        rows.append(f"| `{cfg}` | {kept} | {sum(reasons.values())} | {why or '-'} |")
+    return "\n".join(rows)
+
+
 def categories_table(per_config: dict[str, pa.Table]) -> str:
     """Rows per category and config (the programs are the same across configs)."""
     rows = ["| category | " + " | ".join(f"`{c}`" for c in per_config) + " |", "|---|" + "---|" * len(per_config)]

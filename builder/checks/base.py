@@ -1,15 +1,18 @@
 """What every check returns and how row checks are counted.
 
-A check looks at one config's splits (``{split: pyarrow.Table}``) and returns a ``Result``: pass, fail, info
-(a statistic, never a failure) or skip. A ``RowCheck`` is a predicate over single rows, counted the way
-datatrove counts its filters: ``reason(row)`` returns None for a row that passes, else why it fails; the check
-fails if any row does and names the first few.
+A check looks at one config's splits (``{split: pyarrow.Table}``, ``Check``) or at the whole folder (``{config:
+{split: pyarrow.Table}}``, ``FolderCheck``) and returns a ``Result``: pass, fail, info (a statistic, never a
+failure) or skip. Each row source hands out the checks of both shapes that apply to its rows. A ``RowCheck`` is a
+predicate over single rows, counted the way datatrove counts its filters: ``reason(row)`` returns None for a row
+that passes, else why it fails; the check fails if any row does and names the first few.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import Counter
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -62,6 +65,20 @@ class FolderCheck(ABC):
 
     @abstractmethod
     def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result: ...
+
+    def applies(self, tables: dict[str, dict[str, pa.Table]]) -> bool:
+        """Whether the folder holds what this check is about (``validate`` reports nothing for it otherwise)."""
+        return True
+
+
+@dataclass(frozen=True)
+class FolderCheckSettings:
+    """What ``validate`` hands a row source for the folder checks it owns (``RowSource.folder_checks``)."""
+
+    sample: int = 0  # rows a sampling check (a public-pipeline or g++ run) takes; 0 skips it
+    seed: int = 0  # the seed the sample is drawn with
+    # ``counter(label, total)``: a context manager with ``add()`` that shows a long step's progress; None: silent
+    counter: Callable[[str, int], AbstractContextManager] | None = None
 
 
 class RowCheck(Check):

@@ -16,7 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from builder.checks.base import Check, Result, RowCheck, concat, first_ids, mismatch_result
+from builder.checks.base import Check, FolderCheck, Result, RowCheck, concat, first_ids, mismatch_result
+from builder.configs import spec
 from builder.standalone import host, toolchain
 
 _READS = re.compile(r"standalone::read_inputs\(path, (\d+)\)")
@@ -76,8 +77,9 @@ def _share(t: pa.Table, column: str) -> float:
     return round(pc.sum(pc.cast(pc.fill_null(t.column(column), False), pa.int64())).as_py() / t.num_rows, 4)
 
 
-class StandaloneRun:
-    """A sample of rows' C++ programs built with g++ and run here; their output must equal ``expected_output``."""
+class StandaloneRun(FolderCheck):
+    """A sample of the whole-program configs' C++ programs built with g++ and run here; their output must equal
+    ``expected_output``."""
 
     name = "standalone_run"
     COLUMNS = ["id", "seed", "split", "index", "cpu_program", "inputs", "expected_output"]
@@ -85,8 +87,12 @@ class StandaloneRun:
     def __init__(self, sample: int, seed: int = 0):
         self.sample, self.seed = sample, seed
 
-    def run(self, tables: dict[str, pa.Table]) -> Result:
-        rows = [r for t in tables.values() for r in t.select(self.COLUMNS).to_pylist()]
+    def applies(self, tables: dict[str, dict[str, pa.Table]]) -> bool:
+        return any(spec(config).programs for config in tables)
+
+    def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
+        programs = [splits for config, splits in tables.items() if spec(config).programs]
+        rows = [r for splits in programs for t in splits.values() for r in t.select(self.COLUMNS).to_pylist()]
         if not rows or not self.sample:
             return Result(self.name, "standalone", "skip", "no standalone rows" if not rows else "sample of 0")
         if shutil.which("g++") is None:

@@ -6,11 +6,13 @@ removes the marker is the one that fails, so a retry runs clean. Kinds:
 
 - ``kill``: the worker process dies (``os._exit``) with its first file written but not committed;
 - ``transient``: the shard raises ``TransientError`` (retried);
-- ``bug``: the shard raises ``GeneratorBug`` for its first row (stops the build).
+- ``bug``: the shard raises ``GeneratorBug`` for its first row (stops the build);
+- ``full@card``: once every shard is built, writing the card fails as a full disk would (``OSError``).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 
 from builder.errors import GeneratorBug, TransientError
@@ -39,3 +41,8 @@ def at_start(key: str, seed: int, split: str, index: int) -> None:
 def before_commit(key: str) -> None:
     if _take("kill", key):
         os._exit(1)
+
+
+def before_card() -> None:
+    if _take("full", "card"):
+        raise OSError(errno.ENOSPC, "No space left on device (injected fault)")

@@ -7,6 +7,7 @@ finished before (``manifest``), hands the rest to an engine (``engines.local`` o
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -17,16 +18,18 @@ from pathlib import Path
 
 from builder.config import BuildRequest
 from builder.configs import spec
-from builder.dataset import chatter, interrupts, manifest
+from builder.dataset import chatter, faults, interrupts, manifest
 from builder.dataset.destination import open_destination
 from builder.dataset.progress import SECONDS_PER_ROW, Progress, hms
 from builder.dataset.renumber import is_empty, renumber
-from builder.dataset.shards import ShardJob
-from builder.sources import build_plan, grouped, planned, shard_options
+from builder.dataset.shards import ShardJob, record_path
+from builder.sources import Shard, build_plan, grouped, shard_options
+from builder.sources.base import dropped
 from builder.warp_backend import codegen
 
 # writes README.md and its plots into a folder of finished shards, for the build that wrote them
-CardRenderer = Callable[[Path, BuildRequest], object]
+# (folder, the request that built it, rows left out per config and reason): writes the folder's card
+CardRenderer = Callable[[Path, BuildRequest, dict], object]
 WARN_ABOVE = 3600.0  # seconds: a build expected to run longer says so before it starts
 
 
@@ -64,10 +67,12 @@ def build_folder(
     (``dataset_card.render``: handed in by the command, so the build does not import what sits above it). With
     ``log``, what Warp prints while rows are made goes there, not to the terminal (``chatter``)."""
     dest = open_destination(str(out), request, overwrite, resume)  # checks; writes nothing
+    # planned before anything is written or started: a shipped config's plan checks the installed packages
+    shards = build_plan(request)
     # named before it exists, so the cleanup below knows it whenever a signal lands
     work = Path(tempfile.gettempdir()) / f"warp_cuda_ir_build_{uuid.uuid4().hex[:12]}"
     saved_env = {k: os.environ.get(k) for k in (codegen.KERNEL_CACHE_ENV,)}
-    done = keep = False
+    done = keep = built = False
     try:
         dest.create()
         work.mkdir(mode=0o700)
@@ -78,9 +83,10 @@ def build_folder(
         runner = make_engine(engine, num_proc, address, request, work / "tmp", log)
         try:
             evidence = str(work / "evidence") if engine == "local" else None
-            records = _run(request, dest, runner, evidence, resume or dest.continuing, work, log)
+            records = _run(request, shards, dest, runner, evidence, resume or dest.continuing, work, log)
         finally:
             runner.close()
+        built = True
         _finish(dest, request, records, card)
         done = True
         return _stats(request, records)
@@ -88,8 +94,16 @@ def build_folder(
         finished = dest.finished_shards()
         keep = resume or (dest.keeps_finished and finished > 0)
         if keep:
-            again = "the same command" if dest.keeps_finished else "the same command with --resume"
-            exc.detail = f"{finished} finished shards kept in {dest.kept()}; run {again} to continue"
+            exc.detail = _kept(dest, finished)
+        raise
+    except Exception:
+        # every shard was built and writing the card, the manifest or the folder failed (a full disk, say): the
+        # shards stay, and the same command only finishes. A failure while shards are built (a generator bug, bad
+        # options) would come back on the next run, so that build is discarded as before, unless --resume.
+        finished = dest.finished_shards()
+        keep = resume or (built and dest.keeps_finished and finished > 0)
+        if keep and finished:
+            print(f"warp-cuda-ir: {_kept(dest, finished)}", file=sys.stderr, flush=True)
         raise
     finally:
         for k, v in saved_env.items():
@@ -100,10 +114,21 @@ def build_folder(
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _kept(dest, finished: int) -> str:
+    again = "the same command" if dest.keeps_finished else "the same command with --resume"
+    return f"{finished} finished shards kept in {dest.kept()}; run {again} to continue"
+
+
 def _run(
-    request: BuildRequest, dest, runner, evidence: str | None, reuse: bool, work: Path, log: Path | None = None
+    request: BuildRequest,
+    shards: list[Shard],
+    dest,
+    runner,
+    evidence: str | None,
+    reuse: bool,
+    work: Path,
+    log: Path | None = None,
 ) -> list[dict]:
-    shards = build_plan(request)
     records: dict[str, dict] = {}
     reused = []
     # a shard is written by its row source, for every config of that source in the build
@@ -146,7 +171,7 @@ def _run(
         if terminal is not None:
             terminal.close()
     for source, opts in grouped(request):
-        for o in planned(source, opts):
+        for o in opts:  # every config's left-out rows, also where configs share shards
             mine = [s for s in shards if s.source == source.name and (source.shared_shards or s.config == o.config)]
             source.report([records[s.key()].get("summary", {}) for s in mine], o.config)
     return [records[s.key()] for s in shards]
@@ -184,7 +209,15 @@ def _warn(message: str) -> None:
 
 def _finish(dest, request: BuildRequest, records: list[dict], card: CardRenderer) -> None:
     dest.store.sweep()
-    records = renumber(dest.store, records)
+    renamed = renumber(dest.store, records)
+    for before, after in zip(records, renamed):
+        if after != before:  # a run continuing a build stopped from here on finds the shard's files where they are
+            dest.store.put(record_path(after["shard"]), json.dumps(after, indent=1).encode())
+    records = renamed
+    faults.before_card()
+    # what the shards left out, by config and reason (``sources.base.count_dropped``): into the card and manifest
+    summaries = [r.get("summary", {}) for r in records]
+    left_out = {opts.config: dropped(summaries, opts.config) for opts in request}
     shard_files = {f["path"] for r in records for f in r["files"] if not is_empty(f)}
     folder = dest.local_folder()
     scratch = None
@@ -194,13 +227,13 @@ def _finish(dest, request: BuildRequest, records: list[dict], card: CardRenderer
             for path in sorted(shard_files):
                 (folder / path).parent.mkdir(parents=True, exist_ok=True)
                 (folder / path).write_bytes(dest.store.get(path))
-        card(folder, request)
+        card(folder, request, left_out)
         extra = {p: (folder / p).read_bytes() for p in sorted(_files(folder) - shard_files)}
         if dest.local_folder() is None:
             for p, data in extra.items():
                 if dest.store.get(p) != data:  # a repaired folder keeps the card files that did not change
                     dest.store.put(p, data)
-        manifest.write(dest.store, request, records, extra)
+        manifest.write(dest.store, request, records, extra, left_out)
     finally:
         if scratch:
             shutil.rmtree(scratch, ignore_errors=True)

@@ -106,14 +106,18 @@ def _listed(doc: dict, shard: Shard, configs: tuple[str, ...]) -> dict | None:
     return {**record, "files": [{k: f[k] for k in keys if k in f} for f in files]}
 
 
-def write(store, request: BuildRequest, records: list[dict], extra: dict[str, bytes]) -> None:
-    """``extra``: the card's files (README.md, plots), listed with the shards."""
+def write(
+    store, request: BuildRequest, records: list[dict], extra: dict[str, bytes], left_out: dict | None = None
+) -> None:
+    """``extra``: the card's files (README.md, plots), listed with the shards; ``left_out``: rows each config's
+    shards left out, by reason (kept here so a card rendered again, for a push, shows them too)."""
     files = [f for r in records for f in r["files"] if not is_empty(f)]
     files += [{"path": p, "rows": None, "sha256": sha256(d)} for p, d in sorted(extra.items())]
     doc = {
         "builder": BUILDER,
         "generator_version": GENERATOR_VERSION,
         "options": request.public(),
+        "left_out": left_out or {},
         "files": sorted(files, key=lambda f: f["path"]),
     }
     empty = sorted(f["path"] for r in records for f in r["files"] if is_empty(f))

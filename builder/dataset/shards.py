@@ -38,8 +38,9 @@ class ShardJob:
     progress_dir: str | None = None  # where the shard beats its rows so far (builder.dataset.progress)
 
 
-def record_path(shard: Shard) -> str:
-    return f"{DONE}/{shard.key()}.json"
+def record_path(shard: Shard | str) -> str:
+    """Where a shard's completion record is kept: by the shard, or the key its record holds."""
+    return f"{DONE}/{shard if isinstance(shard, str) else shard.key()}.json"
 
 
 def to_parquet(rows: list[dict], config: str) -> bytes:

@@ -2,19 +2,19 @@
 from wherever rows come from.
 
 A source owns a set of configs. It plans their shards from the build options (``plan``), writes a shard's rows of
-one config (``rows``, counting what it left out in a JSON-ready ``summary``), says which checks ``validate`` runs
-on a config (``checks``) and how a config's size is reported. Shards are ``builder.sources.plan.Shard``s; a
-shard belongs to the source named in ``Shard.source``.
+one config (``rows``, counting what it left out in a JSON-ready ``summary``), says which checks ``validate`` runs on
+a config (``checks``) and on the whole folder (``folder_checks``), and how a config's size is reported. Shards are
+``builder.sources.plan.Shard``s; a shard belongs to the source named in ``Shard.source``.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from builder.checks.base import Check
+    from builder.checks.base import Check, FolderCheck, FolderCheckSettings
     from builder.config import BuildOptions
     from builder.sources.plan import Shard
 
@@ -50,13 +50,18 @@ class RowSource(ABC):
     def checks(self, config: str) -> list[Check]:
         """The row checks ``validate`` runs on one of this source's configs once its columns are all there."""
 
+    def folder_checks(self, settings: FolderCheckSettings) -> list[FolderCheck]:
+        """The whole-folder checks ``validate`` runs when the folder holds one of this source's configs (each is
+        handed every complete config and picks its own: regeneration, whole programs run, decontamination)."""
+        return []
+
     def require(self, opts: BuildOptions) -> None:
         """Raise ``ConfigError`` (or a subclass) when this machine cannot build ``opts.config``."""
         return  # most configs build anywhere
 
     def report(self, summaries: list[dict], config: str) -> None:
-        """Print what a build's shards of ``config`` left out (every config's, for a source whose configs share
-        shards), from their ``summary`` records (resumed shards included)."""
+        """Print what a build's shards of ``config`` left out (the shards ``config`` has rows in: all of the source's
+        where its configs share shards), from their ``summary`` records (resumed shards included)."""
         return  # a source that prints as it goes has nothing to add
 
     def public_reference(self, row: dict) -> tuple[str, int]:
@@ -71,3 +76,24 @@ class RowSource(ABC):
     def size(self, opts: BuildOptions, split: str, n: int) -> str:
         """How the build's last lines report ``n`` rows of ``split``."""
         return f"{split}={n}"
+
+
+def count_dropped(summary: dict | None, config: str, counts: Mapping[str, int]) -> None:
+    """Add rows of ``config`` a shard left out, by reason, to its ``summary`` (``summary["dropped"][config]``): the
+    one record of what a build left out, for every source. The build prints it (``RowSource.report``), the manifest
+    keeps it and the card shows it (``dropped``)."""
+    counts = {reason: n for reason, n in counts.items() if n}
+    if summary is None or not counts:
+        return
+    mine = summary.setdefault("dropped", {}).setdefault(config, {})
+    for reason, n in counts.items():
+        mine[reason] = mine.get(reason, 0) + n
+
+
+def dropped(summaries: list[dict], config: str) -> dict[str, int]:
+    """Rows of ``config`` left out over a build's shard summaries, by reason (sorted), as ``count_dropped`` recorded."""
+    total: dict[str, int] = {}
+    for summary in summaries:
+        for reason, n in summary.get("dropped", {}).get(config, {}).items():
+            total[reason] = total.get(reason, 0) + n
+    return dict(sorted(total.items()))

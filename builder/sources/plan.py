@@ -5,11 +5,8 @@ run the build, so every engine writes the same files. One shard is one unit of w
 ``start..stop-1`` of its split for every requested config (each program is sampled once per config and its
 compile evidence is shared by the configs through the shard's evidence cache).
 
-The ``real`` config (the kernels shipped with warp-lang and the packages built on it) has its own shards: per
-split, the ordered list of the modules holding a kernel of that split (``builder.shipped.splits``: held-out
-packages in test, training packages in train, the others split by module, near-copies kept together) cut into
-contiguous runs; which modules and kernels there are depends only on the pinned packages and
-``real_sources``/``real_modules``, so its plan is as fixed.
+The ``real`` config plans its own shards (runs of shipped modules: ``builder.sources.shipped.plan``); they are
+``Shard``s too, with the source and modules named.
 """
 
 from __future__ import annotations
@@ -17,10 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from builder.config import BuildOptions
-from builder.configs import spec
 from builder.folder_format import shard_name
-
-REAL_MODULES_PER_SHARD = 8  # shipped modules per real shard when --num-shards is 0
 
 
 @dataclass(frozen=True)
@@ -60,32 +54,3 @@ def split_shards(opts: BuildOptions, split: str) -> list[Shard]:
     k = shard_count(n, opts)
     bounds = [(n * s) // k for s in range(k + 1)] if k else []
     return [Shard(split, s, k, bounds[s], bounds[s + 1]) for s in range(k)]
-
-
-def real_shards(opts: BuildOptions) -> list[Shard]:
-    """The shards of ``real``: per split (``builder.shipped.splits``), the modules holding a kernel of that split, in
-    collection order, in contiguous runs (a shard writes its modules' kernels of its split)."""
-    from builder.shipped.modules import modules
-    from builder.shipped.packages import require
-    from builder.shipped.splits import assign, kernel_defs, module_split
-
-    require(opts.shipped_sources)
-    mods = modules(opts.shipped_sources)
-    if opts.real_modules:
-        mods = mods[: opts.real_modules]
-    assigned = assign(tuple(mods))
-    out = []
-    for split in spec(opts.config).splits:
-        # a module whose own split this is may hold kernels the scan did not find (made some other way)
-        holders = [
-            m
-            for m in mods
-            if split in {module_split(m)} | {assigned.split_of(m, k.source_path) for k in kernel_defs(m)}
-        ]
-        n = len(holders)
-        k = min(opts.num_shards, n) if opts.num_shards else -(-n // REAL_MODULES_PER_SHARD)
-        bounds = [(n * s) // k for s in range(k + 1)] if k else []
-        for s in range(k):
-            names = tuple(m.name for m in holders[bounds[s] : bounds[s + 1]])
-            out.append(Shard(split, s, k, bounds[s], bounds[s + 1], opts.config, names, "shipped"))
-    return out

@@ -1,14 +1,15 @@
 """Validate a built folder (or a Hub repo) before publishing it.
 
-``validate(source)`` runs every check and returns a ``Report``. The checks, by theme: ``shards`` (every shard
-the folder lists is there), ``schema``, ``rows`` (single rows: text, placement, IR function, hashes), ``ids``
-(unique ids, exact duplicates), ``near_duplicates`` (MinHash), ``evidence`` (categories, builtins,
-verification), ``regenerate`` (every row regenerates byte for byte), ``fidelity`` (a sample equals what Warp's
-public pipeline writes), ``standalone`` (whole programs; a sample built with g++ and run), ``decontam`` (the
-real config shares no program with the generated ones), ``card`` and ``datasets_load`` (``datasets`` loads every
-config, in memory and streamed, as a user does). The ``real`` config (shipped kernels) gets
-the checks that apply to rows without a seed or index: schema, text, placement, unique ids, IR function,
-hashes, builtins, compile evidence.
+``validate(source)`` runs every check and returns a ``Report``. The checks, by theme: ``shards`` (every shard the
+folder lists is there), ``schema``, ``rows`` (single rows: text, placement, IR function, hashes), ``ids`` (unique
+ids, exact duplicates), ``near_duplicates`` (MinHash), ``evidence`` (categories, builtins, verification),
+``fidelity`` (a sample equals what Warp's public pipeline writes), ``card`` and ``datasets_load`` (``datasets``
+loads every config, in memory and streamed, as a user does). Each row source present adds its own whole-folder
+checks (``RowSource.folder_checks``): the generated one ``determinism`` (every row regenerates byte for byte) and
+``standalone_run`` (whole programs; a sample built with g++ and run), the shipped one ``decontamination`` (real's
+evaluation splits share no program with the generated configs). The ``real`` config (shipped kernels) gets the
+checks that apply to rows without a seed or index: schema, text, placement, unique ids, IR function, hashes,
+builtins, compile evidence.
 """
 
 from __future__ import annotations
@@ -18,15 +19,13 @@ import time
 from pathlib import Path
 
 from builder import sources
-from builder.checks.base import Check, Result
-from builder.checks.standalone import StandaloneRun
+from builder.checks.base import Check, FolderCheckSettings, Result
+from builder.dataset.progress import Counter
 from builder.errors import UsageError
 from builder.schema import CONFIGS, features
 from builder.validate.card import Card
-from builder.validate.decontam import Decontamination
 from builder.validate.fidelity import FIDELITY_SAMPLE, Fidelity
 from builder.validate.load import load
-from builder.validate.regenerate import Determinism
 from builder.validate.results import Report
 from builder.validate.schema import Schema, has_all_columns
 from builder.validate.shards import Shards
@@ -83,20 +82,17 @@ def validate(
         complete[cfg] = splits
         say(f"{cfg}: {len(config_checks(cfg))} row checks")
         results += [check.run(cfg, splits) for check in config_checks(cfg)]
-    generated = _generated(complete)
-    if generated or not complete:
-        results.append(Determinism(progress).run(generated))
-    else:  # every config here is of a source whose rows have no seed (the shipped kernels)
-        results.append(Result("determinism", "", "skip", "only shipped kernels here: their rows have no seed"))
+    settings = FolderCheckSettings(fidelity_sample, seed_for_sampling, Counter if progress else None)
+    for owner in sources.SOURCES:  # each row source's own whole-folder checks, when the folder holds its rows
+        if any(sources.source_of(cfg) is owner for cfg in complete):
+            for check in (c for c in owner.folder_checks(settings) if c.applies(complete)):
+                say(check.name)
+                results.append(check.run(complete))
     # rows with an ir are compared with Warp's public output; whole programs (standalone) embed the units that
     # determinism regenerates through the same codegen.emit, and are built and run instead
     emitted = {cfg: splits for cfg, splits in complete.items() if "ir" in features(cfg)}
     say(f"fidelity: {fidelity_sample} rows through Warp's public pipeline")
     results.append(Fidelity(fidelity_sample, seed_for_sampling).run(emitted))
-    for cfg in (c for c in complete if "cpu_program" in features(c)):
-        results.append(StandaloneRun(fidelity_sample, seed_for_sampling).run(complete[cfg]))
-    if any(not sources.source_of(cfg).regenerates for cfg in complete):  # shipped kernels: an evaluation set
-        results.append(Decontamination().run(complete))
     say("the card, and loading every config with datasets")
     if data.folder is not None:
         results.append(Card(data.folder, config).run(data.tables))
@@ -106,8 +102,3 @@ def validate(
         results.append(Result(UserLoad.name, "", "skip", "Hub repo: every config was read with load_dataset above"))
     sizes = {cfg: {s: t.num_rows for s, t in splits.items()} for cfg, splits in data.tables.items()}
     return Report(source, sizes, results, time.perf_counter() - start)
-
-
-def _generated(tables: dict) -> dict:
-    """The configs whose rows regenerate from (seed, split, index): those of a source that ``regenerates``."""
-    return {cfg: splits for cfg, splits in tables.items() if sources.source_of(cfg).regenerates}

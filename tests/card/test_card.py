@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,9 @@ def test_card_round_trip(copy):
     ):
         assert needle in body, needle
     assert all(f"`{k}`" in body for k in FIELD_DOCS)
+    # what the build left out: none here, recorded in the manifest, which a card rendered again reads
+    assert "| config | rows | left out | why |\n|---|---|---|---|\n| `cuda-forward` | 10 | 0 | - |" in body
+    assert json.loads((copy / "manifest.json").read_text())["left_out"] == {"cuda-forward": {}, "cpu": {}}
     for png in ("plot_source_lines.png", "plot_ir_lines.png", "plot_builtins.png"):
         assert (copy / png).read_bytes()[:4] == b"\x89PNG"
 

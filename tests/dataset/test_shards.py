@@ -87,6 +87,28 @@ def test_sigterm_keeps_finished_shards_and_the_same_command_continues_to_a_fresh
     assert leftovers(tmp_path) == []
 
 
+def test_a_failure_after_every_shard_is_built_keeps_them_and_the_same_command_only_finishes(tmp_path):
+    """Writing the card fails (a full disk) once every shard is built: the shards stay, files already renamed to
+    their final names included, and the same command finishes to the bytes of a build that never failed."""
+    faults = tmp_path / "faults"
+    faults.mkdir()
+    (faults / "full@card").touch()
+    # a row a shard: the cuda-backward shards of kernels without an adjoint are empty, so other files are renamed
+    args = ["--num-train", "14", "--num-validation", "2", "--num-test", "2", "--rows-per-shard", "1"]
+    args += ["--configs", "cpu,cuda-backward", "--verify", "none"]
+    first = run(tmp_path, "--out", str(tmp_path / "o"), *args, WARP_CUDA_IR_FAULTS=str(faults))
+    assert first.returncode == 1 and not (faults / "full@card").exists(), first.stderr
+    assert first.stderr.strip().splitlines()[-1].endswith("No space left on device (injected fault)"), first.stderr
+    (staging,) = tmp_path.glob(".o.partial-*")
+    assert f"warp-cuda-ir: 18 finished shards kept in {staging}; run the same command to continue" in first.stderr
+    again = run(tmp_path, "--out", str(tmp_path / "o"), *args)
+    assert again.returncode == 0 and "(18 reused)" in again.stderr, again.stderr
+    assert run(tmp_path, "--out", str(tmp_path / "ref"), *args).returncode == 0
+    assert json.loads((tmp_path / "ref" / "manifest.json").read_text())["empty"]  # files were renamed
+    assert _files(tmp_path / "o") == _files(tmp_path / "ref")
+    assert leftovers(tmp_path) == []
+
+
 def test_a_real_build_stopped_during_collection_continues_to_a_fresh_build(tmp_path):
     """real: a shard collects its modules' kernels (imports them, cuts each kernel out) and emits them; SIGTERM after
     the first shards finished keeps them, and the same command continues without collecting those modules again."""

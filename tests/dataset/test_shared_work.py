@@ -40,3 +40,19 @@ def test_rows_left_out_are_counted_by_reason_in_the_shard_summary_and_reported(c
     capsys.readouterr()
     source.report([summary, {}, summary], "cpu")
     assert capsys.readouterr().err == "warp_cuda_ir cpu: 2 invalid rows left out (degenerate outputs: 2)\n"
+
+
+def test_what_a_build_left_out_is_in_its_manifest_its_card_and_its_last_lines(tmp_path, capsys):
+    """Seed 36's train program 3 has an output its inputs leave constant: each config built with it says so."""
+    import json
+
+    out = tmp_path / "o"
+    args = ["--seed", "36", "--num-train", "5", "--num-validation", "0", "--num-test", "0", "--out", str(out)]
+    assert main(["build", *args, "--configs", "cpu,cuda-forward"]) == 0
+    err = capsys.readouterr().err
+    for config in ("cpu", "cuda-forward"):
+        assert f"warp_cuda_ir {config}: 1 invalid rows left out (degenerate outputs: 1)" in err
+    left_out = {"cpu": {"degenerate outputs": 1}, "cuda-forward": {"degenerate outputs": 1}}
+    assert json.loads((out / "manifest.json").read_text())["left_out"] == left_out
+    card = (out / "README.md").read_text()
+    assert "| `cpu` | 4 | 1 | degenerate outputs: 1 |" in card and "| `cuda-forward` | 4 | 1 |" in card

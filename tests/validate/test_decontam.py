@@ -3,7 +3,7 @@ reproduces, exactly or renamed."""
 
 import pyarrow as pa
 
-from builder.validate.decontam import NEAR_FAIL_SHARE, Decontamination
+from builder.sources.shipped.decontam import NEAR_FAIL_SHARE, Decontamination
 
 REAL = """import warp as wp
 

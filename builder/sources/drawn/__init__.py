@@ -9,20 +9,21 @@
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from collections.abc import Iterator
 
+from builder.checks.base import FolderCheckSettings
 from builder.checks.dead_code import Live
 from builder.checks.evidence import BuiltinCoverage, CategoryBalance, Verification
 from builder.checks.ids import DuplicatesAcrossSplits, DuplicatesWithinSplit, UniqueIds
 from builder.checks.near_duplicates import NearDuplicates
 from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
-from builder.checks.standalone import StandaloneEvidence, StandaloneText
+from builder.checks.standalone import StandaloneEvidence, StandaloneRun, StandaloneText
 from builder.config import BuildOptions
 from builder.configs import ConfigSpec, spec
 from builder.errors import GPURequired
 from builder.schema import GENERATED_CONFIGS, SPLITS
-from builder.sources.base import RowSource
+from builder.sources.base import RowSource, dropped
+from builder.sources.drawn.regenerate import Determinism
 from builder.sources.plan import Shard, split_shards
 
 
@@ -37,7 +38,7 @@ class GeneratedSource(RowSource):
     def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
         from builder.sources.drawn.records import generated_rows  # imports Warp: only when rows are made
 
-        yield from generated_rows(opts, shard.split, shard.start, shard.stop)
+        yield from generated_rows(opts, shard.split, shard.start, shard.stop, summary)
 
     def shard_rows(self, options: tuple[BuildOptions, ...], shard: Shard, summary: dict) -> Iterator[tuple[str, dict]]:
         """Configs of units with the same GPU need share each program's draw, code generation and evidence
@@ -57,12 +58,14 @@ class GeneratedSource(RowSource):
 
     def report(self, summaries: list[dict], config: str) -> None:
         """One line per config with rows left out, by reason, over the build's shards (resumed ones included)."""
-        dropped: Counter[str] = Counter()
-        for summary in summaries:
-            dropped.update(summary.get("dropped", {}).get(config, {}))
-        if dropped:
-            reasons = ", ".join(f"{reason}: {n}" for reason, n in sorted(dropped.items()))
-            print(f"warp_cuda_ir {config}: {sum(dropped.values())} invalid rows left out ({reasons})", file=sys.stderr)
+        left = dropped(summaries, config)
+        if left:
+            reasons = ", ".join(f"{reason}: {n}" for reason, n in left.items())
+            print(f"warp_cuda_ir {config}: {sum(left.values())} invalid rows left out ({reasons})", file=sys.stderr)
+
+    def folder_checks(self, settings: FolderCheckSettings) -> list:
+        """Every row regenerates from its (seed, split, index); a sample of whole programs is built and run."""
+        return [Determinism(settings.counter), StandaloneRun(settings.sample, settings.seed)]
 
     def checks(self, config: str) -> list:
         if spec(config).programs:  # whole programs instead of an ir column, and their own evidence

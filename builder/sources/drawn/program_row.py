@@ -2,11 +2,29 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
+from builder.errors import GeneratorBug
+from builder.grammar.program import Program
 from builder.grammar.sample import Drawn
 from builder.sources.columns import source_columns
-from builder.warp_backend import compilers
+from builder.warp_backend import codegen, compilers
+
+
+def row_label(seed: int, split: str, index: int) -> str:
+    """How errors, and Warp's rejections, name a drawn program's row."""
+    return f"seed={seed} split={split} index={index}"
+
+
+def emit_program(program: Program, label: str, module: str, units: tuple[str, ...]) -> dict[str, codegen.Unit]:
+    """The ``units`` Warp emits for a drawn program, loaded alone as module ``module`` and built for the block_dim
+    it is launched with (none asked: nothing emitted). Every source of drawn rows and their regeneration emit
+    through here, so a row and its regeneration cannot differ in how the program reaches Warp."""
+    if not units:
+        return {}
+    return codegen.emit(label, program.source, module, units, block_dim=program.block_dim)
 
 
 def program_fields(opts: BuildOptions, config: str, split: str, index: int, drawn: Drawn) -> dict:
@@ -36,3 +54,11 @@ def program_fields(opts: BuildOptions, config: str, split: str, index: int, draw
         "normalized_sha256": drawn.normalized_sha256,
         "verify": opts.verify,
     }
+
+
+def leave_out(opts: BuildOptions, split: str, index: int, kernel: str, reason: str, skipped: Counter) -> None:
+    """A drawn program's row failed its evidence (``reason``): stop the build naming it (``--on-invalid error``),
+    else count it in ``skipped`` under the reason's head (what precedes its first colon)."""
+    if opts.on_invalid == "error":
+        raise GeneratorBug(opts.seed, split, index, kernel, reason)
+    skipped[reason.split(":")[0]] += 1

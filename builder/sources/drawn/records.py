@@ -8,12 +8,12 @@ from collections.abc import Iterator
 
 from builder.config import BuildOptions
 from builder.configs import spec
-from builder.errors import GeneratorBug
 from builder.grammar.program import Program
 from builder.grammar.sample import Drawn, sample
 from builder.schema import GPU_FIELDS, TARGETS, project
+from builder.sources.base import count_dropped
 from builder.sources.columns import unit_columns
-from builder.sources.drawn.program_row import program_fields
+from builder.sources.drawn.program_row import emit_program, leave_out, program_fields, row_label
 from builder.warp_backend import codegen, compilers, verify
 
 # Programs drawn, emitted and verified together: up to this many share a compiler invocation per target (a batch's
@@ -48,15 +48,18 @@ def emitted_configs(program: Program, configs: tuple[str, ...]) -> tuple[str, ..
     return tuple(c for c in configs if program.backward or c != "cuda-backward")
 
 
-def generated_rows(opts: BuildOptions, split: str, start: int, stop: int) -> Iterator[dict]:
+def generated_rows(
+    opts: BuildOptions, split: str, start: int, stop: int, summary: dict | None = None
+) -> Iterator[dict]:
     """Rows ``start..stop-1`` of ``split`` for ``opts.config``, verified in chunks; a program whose kernel
-    has no adjoint gives no cuda-backward row (``emitted_configs``)."""
+    has no adjoint gives no cuda-backward row (``emitted_configs``). Rows left out are counted into ``summary``
+    (``count_dropped``), else said on stderr."""
     if spec(opts.config).programs:  # standalone: one row per program, two whole programs built around its units
         from builder.sources.drawn import standalone_rows
 
-        yield from standalone_rows.program_rows(opts, split, start, stop, sample)
+        yield from standalone_rows.program_rows(opts, split, start, stop, sample, summary)
         return
-    for _, row in unit_rows((opts,), split, start, stop):
+    for _, row in unit_rows((opts,), split, start, stop, summary):
         yield row
 
 
@@ -67,7 +70,7 @@ def unit_rows(
     differ only in ``config``, all GPU-compared or none): each program is drawn and emitted once for all of them
     (one load of its module, one code generation per target) and its evidence gathered once per unit, in the
     order of ``options``, so every config gets the rows a build of it alone writes. Rows left out are counted by
-    reason into ``summary["dropped"][config]`` (the shard's record: the build reports them), else said on stderr."""
+    reason into ``summary`` (``count_dropped``: the shard's record), else said on stderr."""
     opts = options[0]
     (gpu,) = {spec(o.config).gpu for o in options}
     passes = tuple(dict.fromkeys(u for o in options for u in spec(o.config).units))
@@ -83,9 +86,7 @@ def unit_rows(
                 yield o.config, row
     for config, counts in skipped.items():
         if counts and summary is not None:
-            dropped = summary.setdefault("dropped", {}).setdefault(config, {})
-            for reason, n in counts.items():
-                dropped[reason] = dropped.get(reason, 0) + n
+            count_dropped(summary, config, counts)
         elif counts:
             print(
                 f"warp_cuda_ir: {config}: skipped {sum(counts.values())} invalid rows in {split}[{start}:{stop}]: "
@@ -100,15 +101,11 @@ Emitted = tuple[int, Drawn, str, dict]  # (index, its program, its label in erro
 def _draw(opts: BuildOptions, split: str, index: int, passes: tuple[str, ...]) -> Emitted:
     """Row ``index``'s program and the units Warp emits for it, for the passes it has a row in."""
     drawn = sample(opts.seed, split, index, opts.categories)
-    label = f"seed={opts.seed} split={split} index={index}"
+    label = row_label(opts.seed, split, index)
     mine = emitted_configs(drawn.program, passes)
     if opts.verify != "none" and any(TARGETS[c][0] == "cuda" for c in passes):
         mine = tuple(dict.fromkeys((*mine, FORWARD)))  # the unit every program has, for the chunk's one compile
-    program = drawn.program
-    emitted = (
-        codegen.emit(label, program.source, f"wcir_{split}_{index}", mine, block_dim=program.block_dim) if mine else {}
-    )
-    return index, drawn, label, emitted
+    return index, drawn, label, emit_program(drawn.program, label, f"wcir_{split}_{index}", mine)
 
 
 def _evidence(
@@ -176,9 +173,7 @@ def _chunk_rows(
                 rec.update(item.gpu)
             reason = _invalid_reason(opts, item, gpu)
             if reason:
-                if opts.on_invalid == "error":
-                    raise GeneratorBug(opts.seed, split, index, drawn.program.kernel_name, reason)
-                skipped[reason.split(":")[0]] += 1
+                leave_out(opts, split, index, drawn.program.kernel_name, reason, skipped)
                 continue
             yield project(rec, opts.config)
 

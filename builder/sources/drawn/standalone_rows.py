@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from builder.config import BuildOptions
-from builder.errors import GeneratorBug
 from builder.schema import project
-from builder.sources.drawn.program_row import program_fields
+from builder.sources.base import count_dropped
+from builder.sources.drawn.program_row import emit_program, leave_out, program_fields, row_label
 from builder.standalone import host, toolchain
 from builder.warp_backend import codegen, compile_units, compilers, execute, verify
 from builder.warp_backend import standalone as sa
@@ -120,8 +120,8 @@ def build_one(item: verify.Item, units: dict, ns: dict, level: str, workdir: str
 def regenerate(program, seed: int, split: str, index: int) -> dict:
     """The row's programs and inputs from its coordinates alone: drawn, emitted and described, never compiled or
     run (what ``validate``'s determinism check compares)."""
-    label = f"seed={seed} split={split} index={index}"
-    units = codegen.emit(label, program.source, f"wcir_sa_{split}_{index}", UNITS, block_dim=program.block_dim)
+    label = row_label(seed, split, index)
+    units = emit_program(program, label, f"wcir_sa_{split}_{index}", UNITS)
     module, namespaces = codegen.load_sources([(label, program.source)], f"wcir_sa_regen_{split}_{index}")
     try:
         launch, inputs = sa.describe(
@@ -162,19 +162,21 @@ def invalid_reason(level: str, built: Built) -> str:
     return ""
 
 
-def program_rows(opts: BuildOptions, split: str, start: int, stop: int, sample) -> Iterator[dict]:
+def program_rows(
+    opts: BuildOptions, split: str, start: int, stop: int, sample, summary: dict | None = None
+) -> Iterator[dict]:
     """Rows ``start..stop-1`` of ``split``: one per drawn program that has a standalone form and passes its checks
-    (``opts.on_invalid`` says what happens to one that fails)."""
+    (``opts.on_invalid`` says what happens to one that fails; those left out are counted into ``summary``)."""
     skipped: Counter[str] = Counter()
     for index, drawn, b in programs(opts, split, start, stop, sample, skipped):
         reason = invalid_reason(opts.verify, b) or (b.error if not b.cpu_program else "")
         if reason:
-            if opts.on_invalid == "error":
-                raise GeneratorBug(opts.seed, split, index, drawn.program.kernel_name, reason)
-            skipped[reason.split(":")[0]] += 1
+            leave_out(opts, split, index, drawn.program.kernel_name, reason, skipped)
             continue
         yield project(record(opts, split, index, drawn, b), CONFIG)
-    if skipped:
+    if skipped and summary is not None:
+        count_dropped(summary, CONFIG, skipped)
+    elif skipped:
         print(
             f"warp_cuda_ir: standalone: {sum(skipped.values())} programs without a row in {split}[{start}:{stop}]: "
             f"{dict(sorted(skipped.items()))}",
@@ -200,10 +202,8 @@ def programs(
                 if reason:
                     skipped[reason] += 1
                     continue
-                label = f"seed={opts.seed} split={split} index={index}"
-                emitted = codegen.emit(
-                    label, drawn.program.source, f"wcir_sa_{split}_{index}", UNITS, block_dim=drawn.program.block_dim
-                )
+                label = row_label(opts.seed, split, index)
+                emitted = emit_program(drawn.program, label, f"wcir_sa_{split}_{index}", UNITS)
                 it = verify.Item(label, drawn.program, emitted["cpu"].tu, verify.input_seed(opts.seed, split, index))
                 items.append((index, drawn, it))
                 units[id(it)] = emitted

@@ -1,23 +1,26 @@
-"""Shipped rows: the kernels warp-lang and the packages built on it ship (``builder.shipped.packages``): the
-``real`` config (evaluation packages, one ``test`` split) and ``real-train`` (training packages, one ``train`` split).
+"""Shipped rows: the kernels warp-lang and the packages built on it ship (``builder.shipped.packages``), the ``real``
+config, in three splits (``builder.shipped.splits``: whole packages held out in test, the others split by module).
 
-A config's split is the sorted list of its packages' modules cut into contiguous runs (``plan.real_shards``); a
-shard's rows are its modules' kernels for every target and pass (``rows``), compiled, never executed.
-What could not be used is counted by reason in the shard's summary, and the build prints the merged counts.
+Each split's modules are cut into contiguous runs, one shard each (``plan.real_shards``, which is also the one check
+of the installed packages); a shard's rows are its modules' kernels for every target and pass (``rows``), compiled,
+never executed. What could not be used is counted by reason in the shard's summary, and the build prints the merged
+counts. ``decontam`` is the folder check this source adds to ``validate``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from builder.checks.base import FolderCheckSettings
 from builder.checks.evidence import BuiltinCoverage, Verification
 from builder.checks.ids import UniqueIds
 from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
 from builder.checks.splits import SplitIsolation
 from builder.config import BuildOptions
 from builder.configs import names
-from builder.sources.base import RowSource
-from builder.sources.plan import Shard, real_shards
+from builder.sources.base import RowSource, count_dropped
+from builder.sources.plan import Shard
+from builder.sources.shipped.plan import real_shards
 from builder.sources.shipped.rows import Sample, Summary, evidence, report, shipped_rows
 
 
@@ -48,16 +51,12 @@ class ShippedSource(RowSource):
     def plan(self, opts: BuildOptions) -> list[Shard]:
         return real_shards(opts)
 
-    def require(self, opts: BuildOptions) -> None:
-        from builder.shipped.packages import require
-
-        require(opts.shipped_sources)  # every package at its pinned version, or one line naming the install step
-
     def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
         counts = Summary()
         sample = Sample(modules=shard.modules, split=shard.split)
         yield from shipped_rows(opts, sample, counts)  # imports Warp, when rows are made
         summary.update(counts.to_json())
+        count_dropped(summary, opts.config, counts.rows_skipped)  # what every source records
 
     def checks(self, config: str) -> list:
         # shipped kernels: nothing to regenerate, no category cycle, never executed; near-copies in one split
@@ -71,6 +70,12 @@ class ShippedSource(RowSource):
             BuiltinCoverage(),
             Verification(executed=False),
         ]
+
+    def folder_checks(self, settings: FolderCheckSettings) -> list:
+        """real's evaluation splits share no program with the generated configs beside it (an evaluation set)."""
+        from builder.sources.shipped.decontam import Decontamination
+
+        return [Decontamination()]
 
     def public_reference(self, row: dict) -> tuple[str, int]:
         """The shipped module, imported by name: Warp writes the unit of the module the kernel is in; with the

@@ -20,6 +20,7 @@ from builder.configs import names
 from builder.errors import ConfigError
 from builder.grammar.sample import sample
 from builder.shipped.packages import SOURCES as SOURCE_KEYS
+from builder.shipped.packages import require
 from builder.sources.shipped.rows import Sample, Summary, shipped_rows
 
 
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ConfigError(f"--verify is none or compile (shipped kernels are never executed), got {args.verify!r}")
         opts = BuildOptions(args.config, real_sources=args.sources, verify=args.verify)
         subset = Sample(max_kernels=args.limit, stride=_stride(args.stride) or None)
+        require(opts.shipped_sources)  # what a build's plan checks: every package at its pinned version
     except ConfigError as exc:
         print(f"python -m builder.sources.shipped: error: {exc}", file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ compile) is counted by reason in ``Summary``.
 from __future__ import annotations
 
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
@@ -22,7 +23,7 @@ from builder.errors import ConfigError
 from builder.schema import TARGETS, features
 from builder.shipped.modules import ShippedModule, modules, runs_code_at_import, strided
 from builder.shipped.overlap import builtins, normalized_sha256
-from builder.shipped.packages import REDISTRIBUTABLE, SOURCES, header, require
+from builder.shipped.packages import REDISTRIBUTABLE, SOURCES, header
 from builder.shipped.splits import assign, group_of
 from builder.sources.columns import source_columns, unit_columns
 
@@ -64,6 +65,9 @@ class Summary:
     kernels_skipped: Counter = field(default_factory=Counter)  # reason -> kernels
     rows: Counter = field(default_factory=Counter)  # "source/config" -> rows
     rows_skipped: Counter = field(default_factory=Counter)  # reason -> rows
+    # phase -> wall seconds a worker spent in it (collection: importing modules and emitting their kernels in the
+    # forked child; compile: the compilers and the rows), summed over shards: worker-seconds, never in the output
+    seconds: Counter = field(default_factory=Counter)
 
     def to_json(self) -> dict[str, dict[str, int]]:
         """Plain data (a shard's completion record carries it, so a resumed build still counts its shards)."""
@@ -82,7 +86,9 @@ class Summary:
         def fmt(c: Counter) -> str:
             return ", ".join(f"{k}: {n}" for k, n in sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0])))) or "none"
 
+        phases = ", ".join(f"{k} {v:.0f} s" for k, v in sorted(self.seconds.items())) or "none"
         return [
+            f"worker time: {phases}",
             f"modules imported: {fmt(self.modules)}",
             f"modules skipped: {fmt(self.modules_skipped)}",
             f"kernels: {fmt(self.kernels)}",
@@ -142,12 +148,12 @@ def record(
 
 def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary | None = None) -> Iterator[dict]:
     """Every row of the real config for the build options ``opts`` (its ``real_sources``, its ``verify`` as
-    ``evidence`` maps it), in order, within ``sample``; ``summary`` (when given) is filled as they go."""
+    ``evidence`` maps it), in order, within ``sample``; ``summary`` (when given) is filled as they go. The packages
+    are the caller's to check (``builder.shipped.packages.require``): a build's plan does, once."""
     from builder.warp_backend import compilers, shipped_compile, shipped_import
 
     summary = summary if summary is not None else Summary()
     verify = evidence(opts.verify)
-    require(opts.shipped_sources)
     mods = modules(opts.shipped_sources)
     if opts.real_modules:
         mods = mods[: opts.real_modules]
@@ -172,7 +178,9 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
         if file_terms[0] not in REDISTRIBUTABLE:
             summary.modules_skipped[f"licence {file_terms[0]} does not allow redistribution"] += 1
             continue
+        began = time.perf_counter()
         res = shipped_import.collect(mod, REAL_CONFIGS, IMPORT_TIMEOUT)
+        summary.seconds["collection"] += time.perf_counter() - began
         if res.skipped:
             summary.modules_skipped[res.skipped] += 1
             continue
@@ -199,9 +207,20 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
             taken += 1
             pending.append((mod, kernel, file_terms, split))
         if len(pending) >= BATCH_KERNELS:
-            yield from _finish(opts.config, pending, verify, tc, names, seen, summary, shipped_compile)
+            yield from _timed(summary, _finish(opts.config, pending, verify, tc, names, seen, summary, shipped_compile))
             pending = []
-    yield from _finish(opts.config, pending, verify, tc, names, seen, summary, shipped_compile)
+    yield from _timed(summary, _finish(opts.config, pending, verify, tc, names, seen, summary, shipped_compile))
+
+
+def _timed(summary: Summary, rows: Iterator[dict]) -> Iterator[dict]:
+    """``rows``, with the time spent making them (not the consumer's) added to the compile phase."""
+    while True:
+        began = time.perf_counter()
+        row = next(rows, None)
+        summary.seconds["compile"] += time.perf_counter() - began
+        if row is None:
+            return
+        yield row
 
 
 def terms(mod: ShippedModule, text: str) -> tuple[str, str]:

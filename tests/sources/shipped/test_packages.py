@@ -64,6 +64,22 @@ def test_a_missing_or_wrong_version_is_one_line_naming_the_install(monkeypatch):
     packages.require(("examples", "warp-nn"))  # only the packages asked for must be there
 
 
+def test_a_build_checks_the_packages_once_in_its_plan_before_it_writes_or_starts_anything(
+    monkeypatch, tmp_path, capsys
+):
+    from builder.cli import main
+
+    calls = []
+    real_require = packages.require
+    monkeypatch.setattr(packages, "require", lambda sources: calls.append(sources) or real_require(sources))
+    monkeypatch.setattr(packages, "installed_version", lambda p: None if p.distribution == "warp-nn" else p.version)
+    out = tmp_path / "ds"
+    assert main(["build", "--configs", "real", "--real-sources", "warp-nn", "--verify", "none", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pip install 'warp-nn==" in err[0] and "installed: none" in err[0], err
+    assert len(calls) == 1 and not out.exists()  # one check, and no folder, log or worker left behind
+
+
 def test_an_entry_validates_itself():
     warp_lang = PACKAGES[0]
     with pytest.raises(ConfigError, match="not one the real config redistributes"):

@@ -9,13 +9,13 @@ only one program's units are held at a time. (The costly evidence, compiling and
 from __future__ import annotations
 
 from collections import defaultdict
-from contextlib import nullcontext
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 
 import pyarrow as pa
 
 from builder.checks.base import FolderCheck, Result, concat, mismatch_result
 from builder.configs import UNITS, spec
-from builder.dataset.progress import Counter
 from builder.folder_format import infer_categories
 from builder.grammar.sample import sample
 
@@ -30,10 +30,11 @@ STANDALONE += ["inputs"]
 class Determinism(FolderCheck):
     name = "determinism"
 
-    def __init__(self, progress: bool = False):
-        self.progress = progress  # count the programs regenerated on stderr (the command; not the tests)
+    def __init__(self, counter: Callable[[str, int], AbstractContextManager] | None = None):
+        self.counter = counter  # counts the programs regenerated (the command shows it; the tests need not)
 
     def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
+        tables = {cfg: splits for cfg, splits in tables.items() if spec(cfg).generated}
         # (seed, split, index, category cycle) -> the rows of every config that hold that program
         programs: dict[tuple, list[tuple[str, str, int]]] = defaultdict(list)
         for cfg, splits in tables.items():
@@ -46,7 +47,7 @@ class Determinism(FolderCheck):
         if not programs:
             return Result(self.name, "", "skip", "no generated rows")
         mismatches, rows = [], 0
-        with Counter("regenerating programs", len(programs)) if self.progress else nullcontext() as counter:
+        with self.counter("regenerating programs", len(programs)) if self.counter else nullcontext() as counter:
             for key in sorted(programs):
                 regenerated = self._regenerate(*key)
                 for cfg, split, i in programs[key]:
@@ -98,19 +99,15 @@ class Determinism(FolderCheck):
     @staticmethod
     def _regenerate(seed: int, split: str, index: int, cycle: tuple[str, ...]) -> tuple | str:
         """(program, normalized sha256, units) of row (seed, split, index), or why it could not be drawn."""
-        from builder.sources.drawn.records import emitted_configs  # loads Warp: only when a folder is checked
-        from builder.warp_backend import codegen
+        # loads Warp: only when a folder is checked
+        from builder.sources.drawn.program_row import emit_program, row_label
+        from builder.sources.drawn.records import emitted_configs
 
         try:
             drawn = sample(seed, split, index, cycle)
-            label = f"seed={seed} split={split} index={index}"
-            emitted = codegen.emit(
-                label,
-                drawn.program.source,
-                f"wcir_{split}_{index}",
-                emitted_configs(drawn.program, EMITTED),
-                block_dim=drawn.program.block_dim,
-            )
+            label = row_label(seed, split, index)
+            mine = emitted_configs(drawn.program, EMITTED)
+            emitted = emit_program(drawn.program, label, f"wcir_{split}_{index}", mine)
         except Exception as exc:  # noqa: BLE001 - a row that cannot be regenerated is a failure, not a crash
             return type(exc).__name__
         return drawn.program, drawn.normalized_sha256, emitted

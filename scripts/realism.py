@@ -19,7 +19,6 @@ Definitions: docs/realism.md. Prints a Markdown table; ``--json`` also writes th
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import sys
@@ -27,11 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from builder.analysis.corpora import files_corpus, generated_corpus, generated_kernels
 from builder.analysis.judge import PARTS
-from builder.analysis.realism import Corpus
 from builder.analysis.realism_table import markdown, metrics, real_corpora, real_weights
 from builder.cli import OneLineParser
-from builder.grammar.sample import sample
 
 
 def _args(argv):
@@ -68,30 +66,6 @@ def _args(argv):
     return args
 
 
-def _generated(rows: int, seed: int) -> tuple[Corpus, int]:
-    from builder.grammar.policy import CATEGORIES
-
-    corpus = Corpus("generated", whole=True)
-    shapes = set()
-    for index in range(rows):
-        drawn = sample(seed, "train", index, CATEGORIES)
-        program = drawn.program
-        # the row's own program, as the judge reads it (_row_kernels), not its siblings
-        corpus.add(program.own_module)
-        shapes.add(drawn.normalized_sha256)
-    return corpus, len(shapes)
-
-
-def _globbed(pattern: str) -> Corpus:
-    paths = sorted(glob.glob(pattern, recursive=True))
-    if not paths:
-        raise FileNotFoundError(f"--source-glob matched no files: {pattern!r}")
-    corpus = Corpus("files", whole=True)
-    for path in paths:
-        corpus.add(Path(path).read_text(encoding="utf-8", errors="replace"))
-    return corpus
-
-
 def _write_json(path: Path, columns: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -111,7 +85,7 @@ def _judge_seeds(args) -> dict:
     real = real_projects()
     by_seed = {}
     for seed in args.seeds:
-        generated = _row_kernels(seed, args.rows)
+        generated = generated_kernels(seed, args.rows)
         by_seed[seed] = judge.judge(generated, real, seed=seed, part=args.part)
         print(f"seed {seed}: judged", file=sys.stderr, flush=True)
     print(judge.seeds_table(by_seed))
@@ -134,7 +108,7 @@ def _judge(args) -> dict:
     if args.seeds is not None:
         return _judge_seeds(args)
     real = real_projects()
-    generated = _row_kernels(args.seed, args.rows)
+    generated = generated_kernels(args.seed, args.rows)
     verdicts = judge.judge(generated, real, seed=args.seed, part=args.part)
     label = f"generated seed {args.seed}" + ("" if args.part == "whole" else f", {args.part} only")
     print(judge.table(verdicts, label))
@@ -146,12 +120,7 @@ def _judge(args) -> dict:
     shares = {name: judge.style(texts) for name, texts in corpora.items()}
     print()
     print(markdown(shares))
-    used = judge.builtins_used(generated)
-    weights: dict[str, int] = {}
-    for texts in real.values():
-        for name, n in judge.builtins_used(texts).items():
-            weights[name] = weights.get(name, 0) + n
-    missing = sorted(((n, b) for b, n in weights.items() if b not in used), reverse=True)
+    missing, weights = judge.missing_builtins(generated, real)
     total = sum(weights.values())
     print()
     print(
@@ -169,22 +138,6 @@ def _judge(args) -> dict:
     }
 
 
-def _row_kernels(seed: int, rows: int) -> list[str]:
-    """Each row's own kernel: the last of its module. A module may hold sibling kernels before it
-    (``grammar.siblings``), drawn by the same grammar; reading them too would give the classifier two to three
-    times the generated kernels against the large projects that judged generator 4.4.0 (the test takes equal
-    counts from both sides), so one seed's figures would not compare with another version's."""
-    from builder.analysis import judge
-
-    return [t for i in range(rows) for t in judge.kernel_texts(_drawn(seed, i))[-1:]]
-
-
-def _drawn(seed: int, index: int) -> str:
-    from builder.grammar.policy import CATEGORIES
-
-    return sample(seed, "train", index, CATEGORIES).program.source
-
-
 def main(argv=None) -> int:
     args = _args(argv)
     start = time.perf_counter()
@@ -198,9 +151,9 @@ def main(argv=None) -> int:
     exlib, every = real_weights(real)
     columns = {}
     if args.source_glob:
-        columns["files"] = metrics(_globbed(args.source_glob), exlib, every)
+        columns["files"] = metrics(files_corpus(args.source_glob), exlib, every)
     elif not args.real_only:
-        corpus, shapes = _generated(args.rows, args.seed)
+        corpus, shapes = generated_corpus(args.rows, args.seed)
         columns[f"generated (seed {args.seed}, {args.rows} rows)"] = metrics(corpus, exlib, every, shapes)
     for name, corpus in real.items():
         columns[name] = metrics(corpus, exlib, every)

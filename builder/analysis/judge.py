@@ -282,3 +282,16 @@ def builtins_used(texts: Iterable[str]) -> dict[str, int]:
             continue
         counts += builtin_calls([fn for fn in tree.body if isinstance(fn, ast.FunctionDef)])
     return dict(counts)
+
+
+def missing_builtins(
+    generated: Iterable[str], real: dict[str, list[str]]
+) -> tuple[list[tuple[int, str]], dict[str, int]]:
+    """The builtins the real projects call and the generated kernels never do, as ``(call sites, name)`` most used
+    first, and the call sites of every builtin the real projects call (what the missing ones are a share of)."""
+    used = builtins_used(generated)
+    weights: dict[str, int] = {}
+    for texts in real.values():
+        for name, n in builtins_used(texts).items():
+            weights[name] = weights.get(name, 0) + n
+    return sorted(((n, b) for b, n in weights.items() if b not in used), reverse=True), weights

@@ -55,7 +55,7 @@ def _reads(node: ast.AST) -> set[str]:
     return loads - local
 
 
-def _decorator_names(node: ast.stmt) -> list[str]:
+def decorator_names(node: ast.stmt) -> list[str]:
     out = []
     for d in getattr(node, "decorator_list", []):
         target = d.func if isinstance(d, ast.Call) else d
@@ -66,7 +66,7 @@ def _decorator_names(node: ast.stmt) -> list[str]:
 def _takes(stmt: ast.stmt) -> bool:
     """Top-level statements worth copying: not classes other than structs, not code that does work."""
     if isinstance(stmt, ast.ClassDef):
-        return "struct" in _decorator_names(stmt)
+        return "struct" in decorator_names(stmt)
     return isinstance(stmt, (ast.FunctionDef, ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign))
 
 
@@ -138,7 +138,7 @@ def extract(
     module is in), so the source imports the same things from anywhere.
 
     ``starred`` names the kernel reads that the module's ``from M import *`` statements bring (which only the
-    imported module can tell: ``shipped_import.star_bound``); the source keeps those statements, and the names are
+    imported module can tell: ``shipped_names.star_bound``); the source keeps those statements, and the names are
     no longer unresolved.
     """
     try:
@@ -283,7 +283,7 @@ def _as_kernel(text: str, node: ast.FunctionDef, key: str | None) -> str:
     function, e.g. ``make_kernel__locals__inner``; at top level the def must carry that name to get that key)."""
     if key and key != node.name and key.isidentifier():
         text = text.replace(f"def {node.name}(", f"def {key}(", 1)
-    return text if "kernel" in _decorator_names(node) else "@wp.kernel\n" + text
+    return text if "kernel" in decorator_names(node) else "@wp.kernel\n" + text
 
 
 def _is_warp_import(stmt: ast.stmt) -> bool:
@@ -294,60 +294,3 @@ def _dedent(text: str) -> str:
     import textwrap
 
     return textwrap.dedent(text)
-
-
-def block_dim_in_source(module_source: str, kernel_name: str) -> int | None:
-    """The ``block_dim`` the module launches ``kernel_name`` with, when it says so with a constant.
-
-    Tile kernels are specialised for their block size; Warp only learns it at launch. Reads
-    ``wp.launch[_tiled](kernel_name, ..., block_dim=X)`` (also ``kernel=kernel_name``) where ``X`` is a literal or a
-    top-level name bound to one; the first such launch in the file wins.
-    """
-    try:
-        tree = ast.parse(module_source)
-    except SyntaxError:
-        return None
-    constants = {}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            constants[stmt.targets[0].id] = stmt.value
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("launch", "launch_tiled")):
-            continue
-        kw = {k.arg: k.value for k in node.keywords if k.arg}
-        target = node.args[0] if node.args else kw.get("kernel")
-        if not (isinstance(target, ast.Name) and target.id == kernel_name) or "block_dim" not in kw:
-            continue
-        value = _constant_int(kw["block_dim"], constants, depth=3)
-        if value is not None:
-            return value
-    return None
-
-
-def _constant_int(node: ast.expr, constants: dict[str, ast.expr], depth: int) -> int | None:
-    if isinstance(node, ast.Name) and node.id in constants and depth > 0:
-        return _constant_int(constants[node.id], constants, depth - 1)
-    if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "constant" and node.args:
-        return _constant_int(node.args[0], constants, depth)
-    try:
-        value = ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, RecursionError):
-        return None
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
-
-
-def nested_kernel_defs(module_source: str) -> list[str]:
-    """The names of ``@wp.kernel`` functions defined inside another function of a module: a factory's kernels (or
-    a test's), which exist only once that function runs, so importing the module does not make them."""
-    try:
-        tree = ast.parse(module_source)
-    except SyntaxError:
-        return []
-    nested: dict[int, ast.FunctionDef] = {}
-    for outer in ast.walk(tree):
-        if not isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for node in ast.walk(outer):
-            if node is not outer and isinstance(node, ast.FunctionDef) and "kernel" in _decorator_names(node):
-                nested[id(node)] = node
-    return [n.name for n in sorted(nested.values(), key=lambda n: n.lineno)]

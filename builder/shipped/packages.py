@@ -62,7 +62,7 @@ class Package:
     leave_out: tuple[tuple[str, str], ...] = ()
     # a training package's generic kernels may take structs as `Any`, the package picking them at launch: each entry
     # is (a parameter-name pattern, fnmatch; the struct's name in the kernel's module) for the instance
-    # builder.warp_backend.shipped_import.derive_overload declares, as the package's own dispatch would pick it
+    # builder.warp_backend.shipped_names.derive_overload declares, as the package's own dispatch would pick it
     struct_instances: tuple[tuple[str, str], ...] = ()
     # an evaluation package held out whole: every kernel in real's test split, none in train or validation, so a
     # score on it measures transfer to a project no model (and no choice of the generator's) has seen

@@ -1,13 +1,13 @@
 """The adapter to Warp's private code-generation API.
 
 What the rows are made of goes through here (module options resolved as ``Module.load`` resolves them,
-``Module._run_codegen``, the user-module registry and the caches a released module leaves, launch bounds and
-argument packing as Warp's launcher builds them), so a Warp upgrade that changes codegen touches this file. Three
-other modules reach private Warp for their own narrow jobs: ``compilers`` (Warp's build functions and the
-runtime's compiler versions), ``splice_run`` (the evaluator's child loads a prediction's unit into a module and
-points Warp's precompiled-header folder at the job directory) and ``shipped_import`` (closure variables and type
-objects of shipped kernels). The text of what it emits is cut with ``units``; ``prologue`` tells Warp's shared
-prologue from a module's own code.
+``Module._run_codegen``, the user-module registry and the caches a released module leaves), so a Warp upgrade that
+changes codegen touches this file. Other modules reach private Warp for their own narrow jobs: ``compilers`` (Warp's
+build functions and the runtime's compiler versions), ``standalone`` (launch bounds and argument packing as Warp's
+launcher builds them), ``splice_run`` (the evaluator's child loads a prediction's unit into a module and points
+Warp's precompiled-header folder at the job directory), ``shipped_names`` and ``shipped_import`` (closure variables
+and type objects of shipped kernels, and the registry of live kernels). The text of what it emits is cut with
+``units``; ``prologue`` tells Warp's shared prologue from a module's own code.
 
 Kernels are built from source strings in-process: the source is registered with ``linecache`` (which is what
 ``inspect.getsource`` reads, so ``@wp.kernel``/``@wp.func`` work unchanged) and executed into a namespace whose
@@ -222,22 +222,6 @@ def build_block_dim(target: str, block_dim: int | None, options: dict) -> int:
 def native_dir() -> str:
     """Warp's header-only native folder (``builtin.h`` and friends) inside the installed warp-lang package."""
     return str(Path(wp.__file__).parent / "native")
-
-
-def launch_bounds(kernel_dim: int, dim: tuple[int, ...], device: str, block_dim: int = 0):
-    """(shape, size, coord_mult) of the ``wp::launch_bounds_t<kernel_dim>`` Warp passes for a launch over ``dim``
-    on ``device``; ``block_dim`` > 0 is a ``wp.launch_tiled`` launch, whose resolved block becomes one more
-    dimension (1 on the CPU, where Warp runs a block as one thread)."""
-    if block_dim:  # CUDA launches the block it is asked for; the CPU resolves it (to 1 unless CPU blocks are on)
-        dim = (*dim, block_dim if device != "cpu" else _ctx._resolve_launch_block_dim(wp.get_device("cpu"), block_dim))
-    bounds = _ctx._build_launch_bounds_from_tuple(tuple(dim), kernel_dim)
-    return tuple(bounds.shape), int(bounds.size), int(bounds.coord_mult)
-
-
-def packed_value(kernel: _ctx.Kernel, index: int, value) -> bytes:
-    """The bytes Warp passes for a non-array argument (a scalar, vector, matrix or struct) of ``kernel``."""
-    arg = kernel.adj.args[index]
-    return bytes(_ctx.pack_arg(kernel, arg.type, arg.label, value, wp.get_device("cpu")))
 
 
 def resolved_options(module: _ctx.Module, target: str, block_dim: int | None = None) -> dict:

@@ -1,8 +1,8 @@
 """What a standalone program needs from Warp: the launch it makes, the bytes it reads, the outputs it should print.
 
 The inputs are the ones the row's execution evidence used (``execute.make_args`` with the row's input seed), taken
-as the bytes Warp hands the kernel: an array's memory, a value's packed form (``codegen.packed_value``). The
-launch bounds are the ones Warp's launcher builds (``codegen.launch_bounds``). Warp's own CPU run of the same
+as the bytes Warp hands the kernel: an array's memory, a value's packed form (``packed_value``). The
+launch bounds are the ones Warp's launcher builds (``launch_bounds``). Warp's own CPU run of the same
 launch gives the reference the compiled program is compared with.
 """
 
@@ -13,11 +13,13 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+import warp as wp
+from warp._src import context as _ctx
 
 from builder.grammar.program import Param, Program
 from builder.grammar.scope import ArrayArg
 from builder.standalone.host import Bounds, HostArg, HostError, Launch, declared_types, launch_ndim, layout
-from builder.warp_backend import codegen, execute
+from builder.warp_backend import execute
 
 OUTPUT_ROLES = ("out", "inout", "acc")
 _TILE = re.compile(r"\bwp\.tile")
@@ -58,7 +60,7 @@ def describe(program: Program, ns: dict, cpu_unit: str, cuda_unit: str, input_se
     rng = np.random.default_rng(input_seed)
     values, _, _, _, keep = execute.make_args(program, ns, rng, "cpu")
     blobs = [
-        _array_bytes(v) if isinstance(a, ArrayArg) else codegen.packed_value(kernel, i, v)
+        _array_bytes(v) if isinstance(a, ArrayArg) else packed_value(kernel, i, v)
         for i, (a, v) in enumerate(zip(program.args, values))
     ]
     del keep
@@ -86,8 +88,8 @@ def describe(program: Program, ns: dict, cpu_unit: str, cuda_unit: str, input_se
     launch = Launch(
         kernel=program.kernel_name,
         args=tuple(args),
-        cpu_bounds=Bounds(*codegen.launch_bounds(ndim, program.launch_shape, "cpu", program.block_dim)),
-        cuda_bounds=Bounds(*codegen.launch_bounds(ndim, program.launch_shape, "cuda", program.block_dim)),
+        cpu_bounds=Bounds(*launch_bounds(ndim, program.launch_shape, "cpu", program.block_dim)),
+        cuda_bounds=Bounds(*launch_bounds(ndim, program.launch_shape, "cuda", program.block_dim)),
         cuda_block_dim=_tile_block_dim(cuda_unit),
     )
     return launch, bytes(inputs)
@@ -128,3 +130,19 @@ def compare(printed: dict[str, list[float]], prepared: Prepared, program: Progra
         mine[name] = np.asarray(values, dtype=np.float64).reshape(want.shape)
     match, max_abs, _ = execute.compare(execute.Run(mine, {}, {}), prepared.reference, program)
     return match, max_abs
+
+
+def launch_bounds(kernel_dim: int, dim: tuple[int, ...], device: str, block_dim: int = 0):
+    """(shape, size, coord_mult) of the ``wp::launch_bounds_t<kernel_dim>`` Warp passes for a launch over ``dim``
+    on ``device``; ``block_dim`` > 0 is a ``wp.launch_tiled`` launch, whose resolved block becomes one more
+    dimension (1 on the CPU, where Warp runs a block as one thread)."""
+    if block_dim:  # CUDA launches the block it is asked for; the CPU resolves it (to 1 unless CPU blocks are on)
+        dim = (*dim, block_dim if device != "cpu" else _ctx._resolve_launch_block_dim(wp.get_device("cpu"), block_dim))
+    bounds = _ctx._build_launch_bounds_from_tuple(tuple(dim), kernel_dim)
+    return tuple(bounds.shape), int(bounds.size), int(bounds.coord_mult)
+
+
+def packed_value(kernel: _ctx.Kernel, index: int, value) -> bytes:
+    """The bytes Warp passes for a non-array argument (a scalar, vector, matrix or struct) of ``kernel``."""
+    arg = kernel.adj.args[index]
+    return bytes(_ctx.pack_arg(kernel, arg.type, arg.label, value, wp.get_device("cpu")))

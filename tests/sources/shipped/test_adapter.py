@@ -83,7 +83,7 @@ def test_unknown_or_unresolved_names_are_refused():
 
 
 def test_tile_kernel_is_specialised_for_its_block_dim():
-    from builder.shipped.extract import block_dim_in_source
+    from builder.shipped.launches import block_dim_in_source
 
     mod = importlib.import_module("warp.examples.tile.example_tile_fft")  # import only: main code is guarded
     kernel = mod.fft_tiled

@@ -5,7 +5,8 @@ import re
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
 from builder.schema import columns, features
-from builder.shipped.extract import block_dim_in_source, extract, star_imports
+from builder.shipped.extract import extract, star_imports
+from builder.shipped.launches import block_dim_in_source
 from builder.shipped.overlap import decontaminate, normalized_sha256
 
 MODULE = """import math

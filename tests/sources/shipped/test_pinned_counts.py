@@ -28,9 +28,9 @@ PINNED: dict[str, tuple[dict[str, int], dict[str, int]]] = {
     "nvalchemi-toolkit-ops": ({"nvalchemi-toolkit-ops/library": 8}, {"nvalchemi-toolkit-ops/library": 62}),
     "warp-nn": ({"warp-nn/library": 2}, {"warp-nn/library": 17}),
     # the training packages (real's train split): every module (they are small). skrl's 59 generic kernels are
-    # collected through their float32 instance (shipped_import.derive_overload); 29 of warpsphcore's 32 through an
+    # collected through their float32 instance (shipped_names.derive_overload); 29 of warpsphcore's 32 through an
     # instance with the structs its dispatch passes (Package.struct_instances), and 36 of its 37 read helpers its star
-    # imports bring (shipped_import.star_bound)
+    # imports bring (shipped_names.star_bound)
     "gswarp": ({"gswarp/library": 1}, {"gswarp/library": 39}),
     "warpsphcore": ({"warpsphcore/library": 1}, {"warpsphcore/library": 37}),
     "skrl": ({"skrl/library": 1}, {"skrl/library": 76}),

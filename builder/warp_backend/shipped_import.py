@@ -10,9 +10,12 @@ kernel or the whole module could not be used.
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import multiprocessing as mp
+import os
 import re
+import signal
 import sys
 import traceback
 from dataclasses import dataclass, field
@@ -169,7 +172,22 @@ def _import_through_package(name: str) -> None:
     importlib.import_module(name)
 
 
-def _child(mod: ShippedModule, configs: tuple[str, ...], conn) -> None:
+def _die_with(parent: int, reader) -> None:
+    """Tie a forked import child to the worker that forked it. A worker the build stops (an interrupt terminates it)
+    cannot end its children, and an orphan kept the worker's copy of its exit pipe open: the build waited for it
+    forever, and it waited forever to send its result to a pipe only it could still read. So the child drops its
+    copy of the read end (a dead parent then makes its send fail) and asks Linux to kill it when the parent dies."""
+    reader.close()
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # no prctl (not Linux): the closed read end still ends a child that sends
+        return
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(1)
+
+
+def _child(mod: ShippedModule, configs: tuple[str, ...], conn, parent: int, reader) -> None:
+    _die_with(parent, reader)
     result = ModuleResult(mod)
     try:
         codegen.init()
@@ -219,7 +237,7 @@ def collect(mod: ShippedModule, configs: tuple[str, ...] = tuple(TARGETS), timeo
     codegen.init()  # the child inherits an initialised Warp and kernel cache
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(mod, configs, send), daemon=True)
+    child = ctx.Process(target=_child, args=(mod, configs, send, os.getpid(), recv), daemon=True)
     child.start()
     send.close()
     try:

@@ -69,7 +69,7 @@ class Summary:
     # forked child; compile: the compilers and the rows), summed over shards: worker-seconds, never in the output
     seconds: Counter = field(default_factory=Counter)
 
-    def to_json(self) -> dict[str, dict[str, int]]:
+    def to_json(self) -> dict[str, dict[str, float]]:
         """Plain data (a shard's completion record carries it, so a resumed build still counts its shards)."""
         return {f.name: dict(sorted(getattr(self, f.name).items())) for f in fields(self)}
 

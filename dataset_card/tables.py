@@ -87,13 +87,18 @@ def verification_table(per_config: dict[str, pa.Table]) -> str:
 def liveness_table(configs: dict[str, dict[str, list[Path]]]) -> str:
     """Dead assignments and ineffective parameters of each config's distinct programs."""
     rows = ["| config | programs | dead assignments | ineffective parameters |", "|---|---|---|---|"]
-    return "\n".join(rows + [liveness_row(cfg, splits) for cfg, splits in configs.items()])
+    # the generated configs share their programs: each is analysed once, not once per config (it was most of the
+    # time the card of a default build took)
+    seen: dict[str, Counter] = {}
+    return "\n".join(rows + [liveness_row(cfg, splits, seen) for cfg, splits in configs.items()])
 
 
-def liveness_row(cfg: str, splits: dict[str, list[Path]]) -> str:
-    """The config's dead-assignment and ineffective-parameter shares over its distinct programs."""
+def liveness_row(cfg: str, splits: dict[str, list[Path]], seen: dict[str, Counter] | None = None) -> str:
+    """The config's dead-assignment and ineffective-parameter shares over its distinct programs; ``seen`` holds the
+    counts of programs already analysed, by source."""
     from builder.analysis.liveness import liveness
 
+    seen = {} if seen is None else seen
     sources = sorted(
         {
             s
@@ -104,10 +109,12 @@ def liveness_row(cfg: str, splits: dict[str, list[Path]]) -> str:
     )
     totals = Counter()
     for source in sources:
-        r = liveness(source)
-        totals.update(
-            assignments=r.assignments, dead=r.dead, params=r.params, ineffective=r.unused + len(r.idle_params)
-        )
+        if source not in seen:
+            r = liveness(source)
+            seen[source] = Counter(
+                assignments=r.assignments, dead=r.dead, params=r.params, ineffective=r.unused + len(r.idle_params)
+            )
+        totals.update(seen[source])
     return (
         f"| `{cfg}` | {len(sources)} | {totals['dead']} / {totals['assignments']} "
         f"({pct(totals['dead'] / totals['assignments'] if totals['assignments'] else None)}) | "

@@ -58,6 +58,28 @@ def test_one_cpu_compile_serves_every_config(tmp_path, monkeypatch):
     assert [it.evidence.output_checksum for it in cpu] == [it.evidence.output_checksum for it in fwd]
 
 
+def test_cpu_evidence_is_what_warps_default_cpu_build_computes():
+    """The evidence builds at CPU_OPTIMIZATION_LEVEL (-O0, for speed); a row's outputs and gradients must be those
+    of Warp's own default build (-O2), loaded the way a user loads a module."""
+    assert compilers.CPU_OPTIMIZATION_LEVEL == 0
+    items = _items("cpu", n=len(CATEGORIES), seed=11)
+    verify.execute_cpu(items, batch_size=len(items))
+    for it in items:
+        module, (ns,) = codegen.load_sources([(it.label, it.program.module_for_row)], f"t_o2_{it.label[6:]}")
+        try:
+            module.options["enable_backward"] = True
+            module.load("cpu", block_dim=1)  # Warp's default optimization level
+            assert module.options.get("optimization_level") is None
+            r = execute.run(
+                it.program, ns[it.program.kernel_name], ns, np.random.default_rng(it.input_seed), "cpu", it.program.backward
+            )
+        finally:
+            codegen.release(module)
+        assert it.evidence.executed, (it.label, it.evidence.error)
+        assert it.evidence.output_checksum == execute.checksum(r.outputs), it.label
+        assert it.evidence.grad_checksum == execute.checksum(r.grads), it.label
+
+
 def test_device_comparison_harness_cpu_vs_cpu():
     program = generate(derive_rng(3, "train", 0), "vector")
     module, (ns,) = codegen.load_sources([("x", program.source)], "t_compare")

@@ -217,6 +217,25 @@ def _cached(
     return records
 
 
+def needs_cpu(target: str, level: str) -> bool:
+    """Whether ``verify`` builds and runs ``target``'s programs on the CPU at ``level``."""
+    return level != "none" and (target == "cpu" or level == "execute")
+
+
+def cpu_evidence(items: list[Item], cache: EvidenceCache, batch_size: int) -> dict[int, dict]:
+    """The CPU build and run of each item (by position), from the cache or made in name-disjoint batches of up to
+    ``batch_size`` and cached. A caller may make them for more programs than one ``verify`` call holds (a whole
+    shard): the evidence of a program does not depend on its batch, and fewer, fuller batches cost the CPU
+    compiler fewer invocations (``records.unit_rows``)."""
+    return _cached(
+        items,
+        lambda it: f"cpu:{it.input_seed}",
+        lambda fresh: execute_cpu(fresh, batch_size),
+        cache,
+        ("compiled", "compile_target", *EXEC_FIELDS),
+    )
+
+
 def verify(items: list[Item], target: str, level: str, cache: EvidenceCache, batch_size: int = 16) -> None:
     """Fill ``item.evidence`` for ``target`` in {"cuda-forward", "cuda-backward", "cpu"} at ``level``.
 
@@ -225,15 +244,7 @@ def verify(items: list[Item], target: str, level: str, cache: EvidenceCache, bat
     """
     if level == "none":
         return
-    cpu = {}
-    if target == "cpu" or level == "execute":
-        cpu = _cached(
-            items,
-            lambda it: f"cpu:{it.input_seed}",
-            lambda fresh: execute_cpu(fresh, batch_size),
-            cache,
-            ("compiled", "compile_target", *EXEC_FIELDS),
-        )
+    cpu = cpu_evidence(items, cache, batch_size) if needs_cpu(target, level) else {}
     if target == "cpu":
         compiled = cpu
     else:

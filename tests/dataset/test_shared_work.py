@@ -56,3 +56,21 @@ def test_what_a_build_left_out_is_in_its_manifest_its_card_and_its_last_lines(tm
     assert json.loads((out / "manifest.json").read_text())["left_out"] == left_out
     card = (out / "README.md").read_text()
     assert "| `cpu` | 4 | 1 | degenerate outputs: 1 |" in card and "| `cuda-forward` | 4 | 1 |" in card
+
+
+def test_a_shard_builds_its_cpu_evidence_once_in_batches_across_its_chunks(monkeypatch):
+    """The CPU build and run of a shard's programs is made once, for all of them (not chunk by chunk, where programs
+    defining the same name filled small batches), and every row gets the evidence a build of its chunk alone got."""
+    from builder.config import BuildOptions
+    from builder.sources.drawn import GeneratedSource, records
+    from builder.sources.plan import Shard
+    from builder.warp_backend import verify
+
+    calls, real = [], verify.execute_cpu
+    monkeypatch.setattr(verify, "execute_cpu", lambda items, size: (calls.append(len(items)), real(items, size)))
+    monkeypatch.setattr(records, "CHUNK", 4)  # two chunks and a half in a shard of 10 programs
+    opts = BuildOptions(config="cpu", num_train=10)
+    shard = list(GeneratedSource().shard_rows((opts,), Shard("train", 0, 1, 0, 10), {}))
+    assert calls == [10]
+    chunked = [row for lo in range(0, 10, 4) for _, row in records.unit_rows((opts,), "train", lo, min(lo + 4, 10))]
+    assert [row for _, row in shard] == chunked and len(chunked) >= 9

@@ -70,9 +70,8 @@ def test_cpu_evidence_is_what_warps_default_cpu_build_computes():
             module.options["enable_backward"] = True
             module.load("cpu", block_dim=1)  # Warp's default optimization level
             assert module.options.get("optimization_level") is None
-            r = execute.run(
-                it.program, ns[it.program.kernel_name], ns, np.random.default_rng(it.input_seed), "cpu", it.program.backward
-            )
+            rng = np.random.default_rng(it.input_seed)
+            r = execute.run(it.program, ns[it.program.kernel_name], ns, rng, "cpu", it.program.backward)
         finally:
             codegen.release(module)
         assert it.evidence.executed, (it.label, it.evidence.error)

@@ -13,6 +13,7 @@ import os
 import sys
 import threading
 import time
+from collections import deque
 from pathlib import Path
 
 from builder.sources.plan import Shard
@@ -20,11 +21,15 @@ from builder.sources.plan import Shard
 LOG_EVERY = 30.0
 TICK = 2.0  # seconds between redraws on a terminal, and between a running shard's heartbeats
 # Seconds one process spends per row of one config, by verify level, averaged over the three generated configs
-# (a program is drawn, emitted and verified once for all of them): the default build at generator 4.5.3 spent
-# 1,629 s on its shards with 2 processes for 34,355 rows (0.095 s per row and process, docs/results/benchmarks.md),
-# and 4.5.4 makes 1.10 times as many rows per CPU-second (``scripts/bench.py --only versions``), so 0.09; compile
-# does no more work than execute; none from a 48-row build (5 s). Used for the warning before a build of hours.
-SECONDS_PER_ROW = {"none": 0.04, "compile": 0.09, "execute": 0.09}
+# (a program is drawn, emitted and verified once for all of them): the default build at package 4.5.0 spent
+# 1,056 s on its shards with 2 processes for 34,355 rows (0.061 s per row and process, docs/results/benchmarks.md);
+# compile does no more work than execute; none from a 48-row build (5 s). Used for the warning before a build of
+# hours.
+SECONDS_PER_ROW = {"none": 0.04, "compile": 0.06, "execute": 0.06}
+# The rate the time left is computed from: rows over the last this many seconds, once the build has run that long.
+# A worker's first shard is slower (it builds the compilers' precompiled headers and warms Warp up), so the rate
+# since the start kept the time left 10-15% too long for the whole default build (docs/results/benchmarks.md).
+RATE_WINDOW = 120.0
 
 
 def hms(seconds: float) -> str:
@@ -94,6 +99,7 @@ class Progress:
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.ticker: threading.Thread | None = None
+        self.samples: deque[tuple[float, int]] = deque()  # (time, rows built): the recent rate's window
 
     def tick(self) -> None:
         """Redraw (terminal) or log (at most every LOG_EVERY seconds) from a daemon thread until ``summary``."""
@@ -136,8 +142,21 @@ class Progress:
         return rows
 
     def rate(self) -> float:
+        """Rows built per second since the start (the summary's average)."""
         elapsed = time.monotonic() - self.start
         return (self.built_rows + self.running()) / elapsed if elapsed > 0 else 0.0
+
+    def recent_rate(self, running: int) -> float:
+        """Rows built per second over the last ``RATE_WINDOW`` seconds (since the start, before that long): what
+        the time left is computed from. ``running``: the running shards' rows now."""
+        now, built = time.monotonic(), self.built_rows + running
+        self.samples.append((now, built))
+        while self.samples[0][0] < now - RATE_WINDOW:  # the oldest sample left is within the window
+            self.samples.popleft()
+        then, before = self.samples[0]
+        if now - self.start < RATE_WINDOW or now - then < RATE_WINDOW / 2:
+            then, before = self.start, 0
+        return (built - before) / (now - then) if now > then else 0.0
 
     def line(self) -> str:
         parts = [f"{s} {self.done[s]}/{self.total[s]} shards" for s in self.total]
@@ -150,7 +169,7 @@ class Progress:
             rows = f", {sum(self.rows_done.values()) + running} rows" if self.beats else ""  # not x configs: units
             return f"warp-cuda-ir: {', '.join(parts)}{rows}; ETA {eta}"
         done, total = sum(self.rows_done.values()) + running, sum(self.rows_total.values())
-        rate = self.rate()
+        rate = self.recent_rate(running)
         eta = hms((total - done) / rate) if rate > 0 else "?"
         rows = f"{done}/{total} rows"
         return f"warp-cuda-ir: {', '.join(parts)}, {rows}; {rate:.1f} rows/s x {self.configs} configs; ETA {eta}"

@@ -170,6 +170,30 @@ def test_progress_shows_totals_rate_and_eta_and_ends_with_a_summary():
     assert stream.getvalue().strip().splitlines()[-1].startswith("warp-cuda-ir: built 1 shards, 200 rows x 2 configs")
 
 
+def test_the_time_left_goes_by_the_recent_rate_once_the_slow_start_is_past(monkeypatch):
+    """A worker's first shard is slow (precompiled headers, Warp's warm-up): after RATE_WINDOW seconds the time
+    left is computed from the rows of the last RATE_WINDOW seconds, not from the average since the start."""
+    import io
+
+    from builder.dataset import progress
+
+    clock = [1000.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    shards = plan(BuildOptions(config="cpu", num_train=1000, num_validation=0, num_test=0, rows_per_shard=100))
+    p = progress.Progress(shards, configs=1, engine="local", stream=io.StringIO())
+    assert p.line().endswith("0/1000 rows; 0.0 rows/s x 1 configs; ETA ?")
+    clock[0] += 100  # the first shard took 100 s
+    p.finished(shards[0])
+    assert p.line().endswith("100/1000 rows; 1.0 rows/s x 1 configs; ETA 0:15:00")  # before the window: the average
+    for shard in shards[1:5]:  # then a shard each 25 s
+        clock[0] += 25
+        p.finished(shard)
+        p.line()
+    assert p.line().endswith("500/1000 rows; 4.0 rows/s x 1 configs; ETA 0:02:05")  # not 200 s at 2.5 rows/s
+    p.summary()
+    assert "500 rows x 1 configs in 0:03:20 (2.5 rows/s" in p.stream.getvalue()
+
+
 def test_progress_of_real_shards_counts_shards():
     """A real shard's rows are known only once built: the ETA goes by shards done."""
     import io

@@ -285,6 +285,21 @@ def test_units_defining_the_same_kernel_never_share_a_compiler_run():
     assert [len(b) for b in batches] == [2, 1] and twin in batches[1]
 
 
+def test_ptx_calling_an_internal_function_is_the_same_in_every_build():
+    # NVRTC names internal-linkage functions after the translation unit's file name; a real kernel's PTX calls the
+    # helpers NVRTC does not inline (newton's sdf_grad, warp's quat_from_euler), so a random file name made those
+    # rows' ptx differ between two builds of the same folder
+    tu = (
+        "namespace { __device__ __noinline__ float helper(float x) { return x * 2.0f + 1.0f; } }\n"
+        'extern "C" __global__ void probe_kernel(float* a) { a[threadIdx.x] = helper(a[threadIdx.x]); }\n'
+    )
+    got = []
+    for _ in range(2):
+        compile_units.compile_units([tu], "cuda", str, 4, lambda u, ptx: got.append(ptx), pytest.fail, "r")
+    assert "_INTERNAL_" in got[0] and "helper" in got[0]  # the call is there, under NVRTC's internal name
+    assert got[0] == got[1]
+
+
 def test_an_evidence_cache_without_a_folder_removes_its_own():
     import gc
     import os

@@ -9,8 +9,8 @@ kernel's block size, bf16 support) is compiled alone.
 
 from __future__ import annotations
 
+import hashlib
 import re
-import uuid
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -90,7 +90,9 @@ def compile_units(
             code = tu(batch[0])
         else:
             code = parts[id(batch[0])][0] + "".join(parts[id(u)][1] for u in batch)
-        name = f"{prefix}{uuid.uuid4().hex[:12]}"
+        # NVRTC names a translation unit's internal-linkage functions after its file name, and a row's PTX calls
+        # the ones it does not inline: a random name made those rows' PTX differ from build to build
+        name = f"{prefix}{hashlib.sha256(code.encode()).hexdigest()[:12]}"
         if target == "cuda":
             ptx = compilers.nvrtc_compile(code, name)
         else:

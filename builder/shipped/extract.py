@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from builder.errors import ExtractError
 
@@ -92,11 +93,25 @@ def _segment(lines: list[str], node: ast.stmt) -> str:
     return "".join(lines[first - 1 : node.end_lineno]).rstrip() + "\n"
 
 
+@lru_cache(maxsize=4)
+def syntax_tree(module_source: str) -> ast.Module:
+    """A module's syntax tree, parsed once for all of its kernels (raises ``SyntaxError``). Every reader here only
+    reads the tree. Parsing a large test module again for each of its kernels, and for each question asked of it,
+    took longer than Warp's own code generation of those kernels."""
+    return ast.parse(module_source)
+
+
+@lru_cache(maxsize=4)
+def _function_defs(tree: ast.Module) -> tuple[ast.FunctionDef, ...]:
+    """Every ``def`` of a tree, at any depth, in ``ast.walk`` order."""
+    return tuple(node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef))
+
+
 def _find(tree: ast.Module, name: str, first_line: int) -> tuple[ast.stmt, bool]:
     """The kernel's ``def``: top-level if one starts at ``first_line``, else the nested one there."""
     candidates = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name == name:
+    for node in _function_defs(tree):
+        if node.name == name:
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
             if first <= first_line <= node.lineno:
                 candidates.append(node)
@@ -109,7 +124,7 @@ def _find(tree: ast.Module, name: str, first_line: int) -> tuple[ast.stmt, bool]
 def star_imports(module_source: str, package: str | None) -> list[str]:
     """The modules a module's top-level ``from M import *`` statements name, made absolute against ``package``."""
     try:
-        tree = ast.parse(module_source)
+        tree = syntax_tree(module_source)
     except SyntaxError:
         return []
     return [_absolute(s, package) for s in tree.body if _is_star(s)]
@@ -142,7 +157,7 @@ def extract(
     no longer unresolved.
     """
     try:
-        tree = ast.parse(module_source)
+        tree = syntax_tree(module_source)
     except SyntaxError as exc:
         raise ExtractError(kernel_name, first_line, f"module does not parse: {exc}") from exc
     kernel, nested = _find(tree, kernel_name, first_line)

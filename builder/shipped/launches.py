@@ -5,8 +5,9 @@ kernel with (Warp learns it only at launch), and the kernels only a factory make
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
-from builder.shipped.extract import decorator_names
+from builder.shipped.extract import decorator_names, syntax_tree
 
 
 def block_dim_in_source(module_source: str, kernel_name: str) -> int | None:
@@ -16,25 +17,32 @@ def block_dim_in_source(module_source: str, kernel_name: str) -> int | None:
     ``wp.launch[_tiled](kernel_name, ..., block_dim=X)`` (also ``kernel=kernel_name``) where ``X`` is a literal or a
     top-level name bound to one; the first such launch in the file wins.
     """
+    return _block_dims(module_source).get(kernel_name)
+
+
+@lru_cache(maxsize=4)
+def _block_dims(module_source: str) -> dict[str, int]:
+    """``block_dim_in_source`` for every kernel name of a module at once: one walk of its tree, not one per kernel."""
     try:
-        tree = ast.parse(module_source)
+        tree = syntax_tree(module_source)
     except SyntaxError:
-        return None
+        return {}
     constants = {}
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             constants[stmt.targets[0].id] = stmt.value
+    found: dict[str, int] = {}
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("launch", "launch_tiled")):
             continue
         kw = {k.arg: k.value for k in node.keywords if k.arg}
         target = node.args[0] if node.args else kw.get("kernel")
-        if not (isinstance(target, ast.Name) and target.id == kernel_name) or "block_dim" not in kw:
+        if not isinstance(target, ast.Name) or target.id in found or "block_dim" not in kw:
             continue
         value = _constant_int(kw["block_dim"], constants, depth=3)
         if value is not None:
-            return value
-    return None
+            found[target.id] = value
+    return found
 
 
 def _constant_int(node: ast.expr, constants: dict[str, ast.expr], depth: int) -> int | None:
@@ -53,7 +61,7 @@ def nested_kernel_defs(module_source: str) -> list[str]:
     """The names of ``@wp.kernel`` functions defined inside another function of a module: a factory's kernels (or
     a test's), which exist only once that function runs, so importing the module does not make them."""
     try:
-        tree = ast.parse(module_source)
+        tree = syntax_tree(module_source)
     except SyntaxError:
         return []
     nested: dict[int, ast.FunctionDef] = {}

@@ -17,6 +17,7 @@ import os
 import re
 import signal
 import sys
+import time
 import traceback
 from dataclasses import dataclass, field
 
@@ -186,15 +187,22 @@ def _die_with(parent: int, reader) -> None:
         os._exit(1)
 
 
-def _child(mod: ShippedModule, configs: tuple[str, ...], conn, parent: int, reader) -> None:
+def _prepare(mod: ShippedModule) -> None:
+    """What an import child does before importing ``mod`` (also what a package's importer does once for all its
+    modules: ``Collector``)."""
+    codegen.init()
+    # The forked child inherits the parent's @wp.func numbering, so a parent that had generated a
+    # contact_force made this module's contact_force_1; name them as a fresh process importing it would.
+    codegen.reset_function_numbering()
+    _hide_optional_packages(mod.package.needs)
+
+
+def _child(mod: ShippedModule, configs: tuple[str, ...], conn, parent: int, reader, prepared: bool = False) -> None:
     _die_with(parent, reader)
     result = ModuleResult(mod)
     try:
-        codegen.init()
-        # The forked child inherits the parent's @wp.func numbering, so a parent that had generated a
-        # contact_force made this module's contact_force_1; name them as a fresh process importing it would.
-        codegen.reset_function_numbering()
-        _hide_optional_packages(mod.package.needs)
+        if not prepared:
+            _prepare(mod)
         try:
             _import_through_package(mod.name)
         except BaseException as exc:  # noqa: BLE001 - SystemExit included: a module may exit when it cannot run
@@ -232,8 +240,171 @@ def _child(mod: ShippedModule, configs: tuple[str, ...], conn, parent: int, read
         conn.close()
 
 
+def _top_package(mod: ShippedModule) -> str:
+    return mod.name.partition(".")[0]
+
+
+def _crashed(mod: ShippedModule, exitcode) -> ModuleResult:
+    return ModuleResult(mod, skipped=f"import crashed (exit {exitcode})")
+
+
+def _importer(top: str, mod: ShippedModule, conn, parent: int, reader) -> None:
+    """A package's importer: prepared as an import child is and with the top-level package ``top`` imported, it
+    forks one child per module the worker sends and relays that child's result (the pickled bytes, untouched).
+    ``None`` ends it."""
+    _die_with(parent, reader)
+    try:
+        _prepare(mod)
+        importlib.import_module(top)
+    except BaseException as exc:  # noqa: BLE001 - the worker then forks each module's child itself
+        conn.send(f"{type(exc).__name__}: {exc}")
+        return
+    conn.send("")
+    me = os.getpid()
+    while True:
+        request = conn.recv()
+        if request is None:
+            return
+        mod, configs, timeout = request
+        recv, send = mp.Pipe(duplex=False)
+        pid = os.fork()
+        if pid == 0:  # the module's child: what _child does in a child the worker forks, less what is done here
+            code = 0
+            try:
+                conn.close()
+                _child(mod, configs, send, me, recv, prepared=True)
+            except BaseException:  # noqa: BLE001 - the exit code tells the importer it crashed
+                code = 1
+            finally:
+                for stream in (sys.stdout, sys.stderr):
+                    stream.flush()
+                os._exit(code)
+        send.close()
+        try:
+            if recv.poll(timeout):
+                try:
+                    conn.send_bytes(recv.recv_bytes())
+                    continue
+                except EOFError:
+                    pass
+                conn.send(_crashed(mod, _exit_code(pid, 10)))
+                pid = 0
+            else:
+                conn.send(ModuleResult(mod, skipped="import timed out"))
+        finally:
+            recv.close()
+            if pid:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                os.waitpid(pid, 0)
+
+
+def _exit_code(pid: int, wait: float) -> int | None:
+    """The exit code of child ``pid`` as ``multiprocessing`` reports it (minus the signal for a killed one), waiting
+    at most ``wait`` seconds; None when it is still running (it is then killed and reaped)."""
+    deadline = time.monotonic() + wait
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return None
+        time.sleep(0.01)
+
+
+class Collector:
+    """Collects shipped modules, each imported in its own forked child, with a time limit.
+
+    Each child is forked from a per-package importer that has already imported the module's top-level package
+    (``newton`` takes over a second and a half to import, ``warpSPHCore`` brings torch), not from the worker: the
+    child then imports what remains, in the order a fresh process would, so each module is collected exactly as
+    before, and a shard of a package's modules imports the package once. An importer lives while consecutive
+    modules share it; one whose package fails to import is replaced by the worker forking each child itself.
+    """
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self._key: tuple | None = None
+        self._importer = None  # (process, connection), or None: fork from the worker
+        self._ctx = mp.get_context("fork")
+
+    def __enter__(self) -> Collector:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._importer is not None:
+            process, conn = self._importer
+            self._importer = None
+            try:
+                conn.send(None)
+                process.join(10)
+            except (OSError, EOFError, ValueError):
+                pass
+            finally:
+                conn.close()
+                if process.is_alive():
+                    process.kill()
+                process.join()
+        self._key = None
+
+    def collect(self, mod: ShippedModule, configs: tuple[str, ...] = tuple(TARGETS)) -> ModuleResult:
+        key = (_top_package(mod), mod.package.needs)
+        if key != self._key:
+            self.close()
+            self._key = key
+            self._importer = self._start(mod)
+        if self._importer is None:
+            return _collect_forked(mod, configs, self.timeout)
+        process, conn = self._importer
+        conn.send((mod, configs, self.timeout))
+        # the importer times each child out itself; this only catches an importer that died or hung
+        if conn.poll(self.timeout + 60):
+            try:
+                got = conn.recv()
+                return got if isinstance(got, ModuleResult) else _crashed(mod, None)
+            except EOFError:
+                pass
+        self.close()  # a broken importer: the next module starts another
+        return _crashed(mod, process.exitcode)
+
+    def _start(self, mod: ShippedModule):
+        codegen.init()  # the importer inherits an initialised Warp and kernel cache
+        mine, theirs = self._ctx.Pipe(duplex=True)
+        process = self._ctx.Process(
+            target=_importer, args=(_top_package(mod), mod, theirs, os.getpid(), mine), daemon=True
+        )
+        process.start()
+        theirs.close()
+        failed = "timed out"
+        try:
+            if mine.poll(self.timeout):
+                failed = mine.recv()
+        except EOFError:
+            failed = "crashed"
+        if not failed:
+            return process, mine
+        mine.close()
+        if process.is_alive():
+            process.kill()
+        process.join()
+        return None
+
+
 def collect(mod: ShippedModule, configs: tuple[str, ...] = tuple(TARGETS), timeout: float = 120):
     """Import ``mod`` in a forked child (killed after ``timeout`` seconds) and return its ``ModuleResult``."""
+    with Collector(timeout) as collector:
+        return collector.collect(mod, configs)
+
+
+def _collect_forked(mod: ShippedModule, configs: tuple[str, ...], timeout: float) -> ModuleResult:
+    """``collect`` with the child forked from this process (when the module's package importer could not start)."""
     codegen.init()  # the child inherits an initialised Warp and kernel cache
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
@@ -247,7 +418,7 @@ def collect(mod: ShippedModule, configs: tuple[str, ...] = tuple(TARGETS), timeo
             except EOFError:
                 pass
             child.join(10)
-            return ModuleResult(mod, skipped=f"import crashed (exit {child.exitcode})")
+            return _crashed(mod, child.exitcode)
         return ModuleResult(mod, skipped="import timed out")
     finally:
         recv.close()

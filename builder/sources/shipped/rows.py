@@ -150,7 +150,7 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
     """Every row of the real config for the build options ``opts`` (its ``real_sources``, its ``verify`` as
     ``evidence`` maps it), in order, within ``sample``; ``summary`` (when given) is filled as they go. The packages
     are the caller's to check (``builder.shipped.packages.require``): a build's plan does, once."""
-    from builder.warp_backend import compilers, shipped_compile, shipped_import
+    from builder.warp_backend import compilers, shipped_import
 
     summary = summary if summary is not None else Summary()
     verify = evidence(opts.verify)
@@ -163,6 +163,13 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
         mods = [m for m in mods if m.name in sample.modules]
     tc = {"warp": compilers.toolchain()["warp"], **{t: compilers.toolchain_json(t) for t in ("cuda", "cpu")}}
     names = list(features(opts.config))
+    with shipped_import.Collector(IMPORT_TIMEOUT) as collector:
+        yield from _collected(opts, sample, summary, mods, assigned, collector, tc, names, verify)
+
+
+def _collected(opts, sample, summary, mods, assigned, collector, tc, names, verify) -> Iterator[dict]:
+    from builder.warp_backend import shipped_compile
+
     seen: set[str] = set()
     pending: list[tuple[ShippedModule, object]] = []
     taken = 0
@@ -179,7 +186,7 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
             summary.modules_skipped[f"licence {file_terms[0]} does not allow redistribution"] += 1
             continue
         began = time.perf_counter()
-        res = shipped_import.collect(mod, REAL_CONFIGS, IMPORT_TIMEOUT)
+        res = collector.collect(mod, REAL_CONFIGS)
         summary.seconds["collection"] += time.perf_counter() - began
         if res.skipped:
             summary.modules_skipped[res.skipped] += 1

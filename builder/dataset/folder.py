@@ -145,7 +145,9 @@ def _run(
     generated = next((o for source, o in grouped(request) if source.name == "generated"), ())
     # with a log, a shard run in this process sends descriptor 2 there: progress keeps a copy of the terminal
     terminal = chatter.terminal() if log else None
-    progress = Progress(shards, len(generated), runner.name, stream=terminal, beats=beats)
+    # rows of a split per second, as progress counts them (each program's rows of all its configs count once)
+    expected = _parallel(jobs, runner) / (SECONDS_PER_ROW[request.options.verify] * len(generated)) if generated else 0
+    progress = Progress(shards, len(generated), runner.name, stream=terminal, beats=beats, expected_rate=expected)
     if reused and getattr(dest, "continuing", False):
         print(
             f"warp-cuda-ir: continuing the stopped build in {dest.kept()}: {len(reused)} finished shards reused",
@@ -193,7 +195,7 @@ def warn_scale(request: BuildRequest, jobs: list[ShardJob], runner) -> None:
         if slots > cores:
             _warn(f"--num-proc {slots} exceeds the {cores} cores of this machine")
     rows = sum(j.shard.rows * len(j.options) for j in jobs)  # a shipped shard's rows are unknown (0) until built
-    parallel = max(1, min(slots, len(jobs), os.cpu_count() or 1) if runner.name == "local" else min(slots, len(jobs)))
+    parallel = _parallel(jobs, runner)
     verify = request.options.verify
     eta = rows * SECONDS_PER_ROW[verify] / parallel
     if eta > WARN_ABOVE:
@@ -201,6 +203,13 @@ def warn_scale(request: BuildRequest, jobs: list[ShardJob], runner) -> None:
             f"about {rows} rows to build at roughly {1 / SECONDS_PER_ROW[verify]:.0f} rows/s per process "
             f"(verify={verify}); with {parallel} in parallel that is about {hms(eta)}"
         )
+
+
+def _parallel(jobs: list[ShardJob], runner) -> int:
+    """How many of ``jobs`` run at once: the runner's slots, bounded by the jobs and (locally) the cores."""
+    slots = runner.slots()
+    cores = (os.cpu_count() or 1) if runner.name == "local" else slots
+    return max(1, min(slots, len(jobs), cores))
 
 
 def _warn(message: str) -> None:

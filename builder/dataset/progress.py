@@ -32,6 +32,11 @@ SECONDS_PER_ROW = {"none": 0.04, "compile": 0.06, "execute": 0.06}
 # Chosen by replaying that build's log (a line each 30 s): 120 s let one shard's burst of rows swing the estimate
 # by 40%, 180 s kept it within 25% from the fourth minute on.
 RATE_WINDOW = 180.0
+# ... and until twice that long, the rate the build was expected to have (``Progress.expected_rate``, from
+# SECONDS_PER_ROW) counts as RATE_WINDOW seconds of rows at that rate beside the rows built so far: the slow start
+# lasts longer than RATE_WINDOW, and the rate over the first three minutes made the time left 30-40% too long (the
+# 18 min 35 s default build at package 4.5.0: its fractions done after 1 to 5 minutes, docs/results/benchmarks.md,
+# are what this was chosen on).
 
 
 def hms(seconds: float) -> str:
@@ -79,7 +84,18 @@ class Heartbeat:
 
 
 class Progress:
-    def __init__(self, shards: list[Shard], configs: int, engine: str, stream=None, beats: str | None = None):
+    def __init__(
+        self,
+        shards: list[Shard],
+        configs: int,
+        engine: str,
+        stream=None,
+        beats: str | None = None,
+        expected_rate: float = 0.0,
+    ):
+        """``expected_rate``: rows (of a split, as counted here) per second the build should reach, or 0 for no
+        expectation (then the time left shows ``?`` until rows are built)."""
+        self.expected_rate = expected_rate
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.configs = configs
@@ -160,6 +176,14 @@ class Progress:
             then, before = self.start, 0
         return (built - before) / (now - then) if now > then else 0.0
 
+    def estimated_rate(self, running: int, recent: float) -> float:
+        """The rate the time left is computed from: the recent rate (``recent``), except in the first
+        2 x RATE_WINDOW seconds, where the expected rate stands in for RATE_WINDOW seconds of rows."""
+        elapsed = time.monotonic() - self.start
+        if self.expected_rate > 0 and elapsed < 2 * RATE_WINDOW:
+            return (self.built_rows + running + self.expected_rate * RATE_WINDOW) / (elapsed + RATE_WINDOW)
+        return recent
+
     def line(self) -> str:
         parts = [f"{s} {self.done[s]}/{self.total[s]} shards" for s in self.total]
         running = self.running()
@@ -172,7 +196,8 @@ class Progress:
             return f"warp-cuda-ir: {', '.join(parts)}{rows}; ETA {eta}"
         done, total = sum(self.rows_done.values()) + running, sum(self.rows_total.values())
         rate = self.recent_rate(running)
-        eta = hms((total - done) / rate) if rate > 0 else "?"
+        guess = self.estimated_rate(running, rate)
+        eta = hms((total - done) / guess) if guess > 0 else "?"
         rows = f"{done}/{total} rows"
         return f"warp-cuda-ir: {', '.join(parts)}, {rows}; {rate:.1f} rows/s x {self.configs} configs; ETA {eta}"
 

@@ -194,6 +194,29 @@ def test_the_time_left_goes_by_the_recent_rate_once_the_slow_start_is_past(monke
     assert "500 rows x 1 configs in 0:03:20 (2.5 rows/s" in p.stream.getvalue()
 
 
+def test_the_expected_rate_carries_the_time_left_through_the_slow_start(monkeypatch):
+    """With an expected rate, the time left is known from the first line, a slow first shard moves it only as far
+    as RATE_WINDOW seconds of rows at the expected rate allow, and after 2 x RATE_WINDOW seconds the recent rate
+    alone decides (a machine slower than expected is then believed)."""
+    import io
+
+    from builder.dataset import progress
+
+    clock = [1000.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    shards = plan(BuildOptions(config="cpu", num_train=1000, num_validation=0, num_test=0, rows_per_shard=100))
+    p = progress.Progress(shards, configs=1, engine="local", stream=io.StringIO(), expected_rate=2.0)
+    assert p.line().endswith("0/1000 rows; 0.0 rows/s x 1 configs; ETA 0:08:20")  # 1000 rows at 2 rows/s
+    clock[0] += 100  # a slow first shard: 1 row/s, where the average alone would say 15 minutes left
+    p.finished(shards[0])
+    assert p.line().endswith("100/1000 rows; 1.0 rows/s x 1 configs; ETA 0:09:08")  # 900 / ((100 + 360) / 280)
+    for shard in shards[1:8]:  # then a shard each 100 s: the machine is slower than expected
+        clock[0] += 100
+        p.finished(shard)
+        p.line()
+    assert p.line().endswith("800/1000 rows; 1.0 rows/s x 1 configs; ETA 0:03:20")
+
+
 def test_progress_of_real_shards_counts_shards():
     """A real shard's rows are known only once built: the ETA goes by shards done."""
     import io

@@ -287,8 +287,8 @@ def _importer(top: str, mod: ShippedModule, conn, parent: int, reader) -> None:
                     continue
                 except EOFError:
                     pass
-                conn.send(_crashed(mod, _exit_code(pid, 10)))
-                pid = 0
+                code, pid = _exit_code(pid, 10), 0  # reaped: nothing left to kill
+                conn.send(_crashed(mod, code))
             else:
                 conn.send(ModuleResult(mod, skipped="import timed out"))
         finally:

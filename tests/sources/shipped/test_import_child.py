@@ -52,3 +52,30 @@ def test_an_import_child_dies_with_the_worker_that_forked_it(tmp_path):
     if not _dead(child):
         os.kill(child, signal.SIGKILL)
         pytest.fail("the import child outlived its worker")
+
+
+@pytest.mark.parametrize(
+    "import_module, reason",
+    [
+        (lambda name: os._exit(3), "import crashed (exit 3)"),  # a module that ends its process while imported
+        (lambda name: os.kill(os.getpid(), signal.SIGSEGV), "import crashed (exit -11)"),  # or crashes it
+        (lambda name: time.sleep(600), "import timed out"),
+    ],
+)
+def test_a_module_child_that_crashes_or_hangs_is_counted_and_the_next_module_still_collects(
+    monkeypatch, import_module, reason
+):
+    """The per-package importer forks each module's child: a child that dies or hangs costs that module only,
+    with the reason the worker's own child gave, and the importer goes on to the package's next module."""
+    from builder.shipped.modules import modules
+    from builder.warp_backend import shipped_import
+
+    first, second = modules(("warp-nn",))[:2]
+    real_import = shipped_import._import_through_package
+    monkeypatch.setattr(
+        shipped_import, "_import_through_package", lambda n: import_module(n) if n == first.name else real_import(n)
+    )
+    with shipped_import.Collector(timeout=5) as collector:
+        assert collector.collect(first, ("cuda-forward",)).skipped == reason
+        after = collector.collect(second, ("cuda-forward",))
+    assert after.skipped == "" and after.module == second

@@ -150,7 +150,7 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
     """Every row of the real config for the build options ``opts`` (its ``real_sources``, its ``verify`` as
     ``evidence`` maps it), in order, within ``sample``; ``summary`` (when given) is filled as they go. The packages
     are the caller's to check (``builder.shipped.packages.require``): a build's plan does, once."""
-    from builder.warp_backend import compilers, shipped_import
+    from builder.warp_backend import compilers, shipped_compile, shipped_import
 
     summary = summary if summary is not None else Summary()
     verify = evidence(opts.verify)
@@ -163,60 +163,58 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
         mods = [m for m in mods if m.name in sample.modules]
     tc = {"warp": compilers.toolchain()["warp"], **{t: compilers.toolchain_json(t) for t in ("cuda", "cpu")}}
     names = list(features(opts.config))
-    with shipped_import.Collector(IMPORT_TIMEOUT) as collector:
-        yield from _collected(opts, sample, summary, mods, assigned, collector, tc, names, verify)
-
-
-def _collected(opts, sample, summary, mods, assigned, collector, tc, names, verify) -> Iterator[dict]:
-    from builder.warp_backend import shipped_compile
-
     seen: set[str] = set()
     pending: list[tuple[ShippedModule, object]] = []
     taken = 0
-    for mod in mods:
-        if sample.max_kernels is not None and taken >= sample.max_kernels:
-            break
-        text = mod.file().read_text(encoding="utf-8")
-        if mod.part.guard and runs_code_at_import(text):
-            # examples are imported only when that runs none of their work (tests and library only register)
-            summary.modules_skipped["example runs code at import (no __main__ guard)"] += 1
-            continue
-        file_terms = terms(mod, text)
-        if file_terms[0] not in REDISTRIBUTABLE:
-            summary.modules_skipped[f"licence {file_terms[0]} does not allow redistribution"] += 1
-            continue
-        began = time.perf_counter()
-        res = collector.collect(mod, REAL_CONFIGS)
-        summary.seconds["collection"] += time.perf_counter() - began
-        if res.skipped:
-            summary.modules_skipped[res.skipped] += 1
-            continue
-        summary.modules[mod.source] += 1
-        summary.kernels_skipped.update(res.not_emitted)
-        left_out = dict(mod.package.leave_out)
-        for kernel in res.kernels:
+
+    def compiled(batch: list) -> Iterator[dict]:  # a batch of kernels' rows, their units compiled together
+        return _timed(summary, _finish(opts.config, batch, verify, tc, names, seen, summary, shipped_compile))
+
+    with shipped_import.Collector(IMPORT_TIMEOUT) as collector:
+        for mod in mods:
             if sample.max_kernels is not None and taken >= sample.max_kernels:
                 break
-            split = assigned.split_of(mod, f"{mod.path}:{kernel.line}")
-            if split is None or (sample.split and split != sample.split):  # left out, or another shard's row
+            text = mod.file().read_text(encoding="utf-8")
+            if mod.part.guard and runs_code_at_import(text):
+                # examples are imported only when that runs none of their work (tests and library only register)
+                summary.modules_skipped["example runs code at import (no __main__ guard)"] += 1
                 continue
-            why = left_out.get(f"{mod.name}.{kernel.qualname}")
-            if why:
-                summary.kernels_skipped["left out by its package entry: " + why] += 1
+            file_terms = terms(mod, text)
+            if file_terms[0] not in REDISTRIBUTABLE:
+                summary.modules_skipped[f"licence {file_terms[0]} does not allow redistribution"] += 1
                 continue
-            if kernel.unresolved:
-                summary.kernels_skipped["source not self-contained: reads names local to a function or class"] += 1
+            began = time.perf_counter()
+            res = collector.collect(mod, REAL_CONFIGS)
+            summary.seconds["collection"] += time.perf_counter() - began
+            if res.skipped:
+                summary.modules_skipped[res.skipped] += 1
                 continue
-            summary.rows_skipped.update(kernel.skipped.values())
-            if not kernel.units:
-                summary.kernels_skipped["Warp emits no unit for it"] += 1
-                continue
-            taken += 1
-            pending.append((mod, kernel, file_terms, split))
-        if len(pending) >= BATCH_KERNELS:
-            yield from _timed(summary, _finish(opts.config, pending, verify, tc, names, seen, summary, shipped_compile))
-            pending = []
-    yield from _timed(summary, _finish(opts.config, pending, verify, tc, names, seen, summary, shipped_compile))
+            summary.modules[mod.source] += 1
+            summary.kernels_skipped.update(res.not_emitted)
+            left_out = dict(mod.package.leave_out)
+            for kernel in res.kernels:
+                if sample.max_kernels is not None and taken >= sample.max_kernels:
+                    break
+                split = assigned.split_of(mod, f"{mod.path}:{kernel.line}")
+                if split is None or (sample.split and split != sample.split):  # left out, or another shard's row
+                    continue
+                why = left_out.get(f"{mod.name}.{kernel.qualname}")
+                if why:
+                    summary.kernels_skipped["left out by its package entry: " + why] += 1
+                    continue
+                if kernel.unresolved:
+                    summary.kernels_skipped["source not self-contained: reads names local to a function or class"] += 1
+                    continue
+                summary.rows_skipped.update(kernel.skipped.values())
+                if not kernel.units:
+                    summary.kernels_skipped["Warp emits no unit for it"] += 1
+                    continue
+                taken += 1
+                pending.append((mod, kernel, file_terms, split))
+            if len(pending) >= BATCH_KERNELS:
+                yield from compiled(pending)
+                pending = []
+        yield from compiled(pending)
 
 
 def _timed(summary: Summary, rows: Iterator[dict]) -> Iterator[dict]:

@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import sys
+from contextlib import closing
 from itertools import islice
 from pathlib import Path
 
@@ -43,15 +44,19 @@ def main(argv: list[str] | None = None) -> int:
 
     first = stream()
     print(f"rank {args.rank}/{args.world_size}: {first.ds.num_shards} shard(s)")
-    for step, row in enumerate(islice(first, args.steps)):
-        print(f"step {step}: {row['id']} ({len(row['ir'].splitlines())} IR lines)")
+    # each iterator is closed when done with: one left suspended keeps a Parquet reader open, and its threads
+    # could abort the interpreter at exit ("terminate called without an active exception")
+    with closing(iter(first)) as rows:
+        for step, row in enumerate(islice(rows, args.steps)):
+            print(f"step {step}: {row['id']} ({len(row['ir'].splitlines())} IR lines)")
     state = first.state_dict()
     print("checkpoint:", json.dumps(state)[:200])
 
     # a restarted trainer builds the same stream and resumes from the checkpoint
     resumed = stream()
     resumed.load_state_dict(state)
-    row = next(iter(resumed))
+    with closing(iter(resumed)) as rows:
+        row = next(rows)
     print(f"resumed: epoch {resumed.epoch}, next row {row['id']}")
     return 0
 

@@ -332,3 +332,24 @@ def test_a_launch_bounded_kernel_is_batched_under_its_own_name():
         assert f"{it.program.kernel_name}_cuda_kernel_forward" in verify.cuda_symbols(it)
         assert "__launch_bounds__" not in verify.cuda_symbols(it)
     assert [len(b) for b in compile_units.name_disjoint_batches(found, 16, verify.cuda_symbols)] == [2]
+
+
+def test_a_kernels_forward_and_backward_rows_share_one_nvrtc_compile(monkeypatch):
+    # Warp emits both passes of a kernel into one CUDA unit, so a shipped kernel's cuda-forward and cuda-backward
+    # rows hold the same text; compiling it once for each row was half the real build's NVRTC time
+    from builder.warp_backend import shipped_compile
+
+    program = next(p for p in (sample(5, "train", i, CATEGORIES).program for i in range(20)) if p.backward)
+    units = codegen.emit("index", program.source, "fb_0", ("cuda-forward", "cuda-backward"))
+    tu = units["cuda-forward"].tu
+    assert units["cuda-backward"].tu == tu
+    entries = [program.kernel_name + verify.CUDA_ENTRIES[p] for p in ("forward", "backward")]
+    calls, nvrtc = [], compilers.nvrtc_compile
+    monkeypatch.setattr(compilers, "nvrtc_compile", lambda code, name: (calls.append(name), nvrtc(code, name))[1])
+    jobs = [shipped_compile.CompileJob("cuda", tu, (entry,)) for entry in entries]
+    shipped_compile.compile_jobs(jobs)
+    assert len(calls) == 1
+    alone = nvrtc(tu, calls[0])  # Warp's NVRTC on the unit by itself, under the same file name
+    for job, entry in zip(jobs, entries):
+        assert job.compiled and job.ptx == compile_units.ptx_entries(alone, [entry])
+        assert job.ptx.count(".entry") == 1 and entry in job.ptx

@@ -21,11 +21,11 @@ from builder.sources.plan import Shard
 LOG_EVERY = 30.0
 TICK = 2.0  # seconds between redraws on a terminal, and between a running shard's heartbeats
 # Seconds one process spends per row of one config, by verify level, averaged over the three generated configs
-# (a program is drawn, emitted and verified once for all of them): the default build at package 4.5.0 spent
-# 1,056 s on its shards with 2 processes for 34,355 rows (0.061 s per row and process, docs/results/benchmarks.md);
+# (a program is drawn, emitted and verified once for all of them): the default build at package 4.6.0 spent
+# 897 s on its shards with 2 processes for 34,355 rows (0.052 s per row and process, docs/results/benchmarks.md);
 # compile does no more work than execute; none from a 48-row build (5 s). Used for the warning before a build of
-# hours.
-SECONDS_PER_ROW = {"none": 0.04, "compile": 0.06, "execute": 0.06}
+# hours and for the time left in a build's first minutes.
+SECONDS_PER_ROW = {"none": 0.04, "compile": 0.052, "execute": 0.052}
 # The rate the time left is computed from: rows over the last this many seconds, once the build has run that long.
 # A worker's first shard is slower (it builds the compilers' precompiled headers and warms Warp up), so the rate
 # since the start kept the time left 10-15% too long for the whole default build (docs/results/benchmarks.md).
@@ -36,7 +36,9 @@ RATE_WINDOW = 180.0
 # SECONDS_PER_ROW) counts as RATE_WINDOW seconds of rows at that rate beside the rows built so far: the slow start
 # lasts longer than RATE_WINDOW, and the rate over the first three minutes made the time left 30-40% too long (the
 # 18 min 35 s default build at package 4.5.0: its fractions done after 1 to 5 minutes, docs/results/benchmarks.md,
-# are what this was chosen on).
+# are what this was chosen on). The seconds before the first row (workers importing Warp and building the
+# compilers' precompiled headers) are not counted: with them, the time left at 30 s and 1 minute was 40% and 32%
+# too long (the 15 min 52 s default build at package 4.6.0).
 
 
 def hms(seconds: float) -> str:
@@ -105,6 +107,9 @@ class Progress:
         for s in shards:
             self.total[_label(s)] += 1
             self.rows_total[_label(s)] += s.rows  # a real shard's rows are known only once built: 0 here
+        # real shards' rows are known once built: their time left goes by the kernels their modules define
+        self.kernels_total = sum(s.kernels for s in shards)
+        self.kernels_built = 0  # of the shards this run built (reused ones took no time)
         self.done = dict.fromkeys(self.total, 0)
         self.rows_done = dict.fromkeys(self.total, 0)
         self.reused = 0
@@ -118,6 +123,7 @@ class Progress:
         self.stop = threading.Event()
         self.ticker: threading.Thread | None = None
         self.samples: deque[tuple[float, int]] = deque()  # (time, rows built): the recent rate's window
+        self.first_row: float | None = None  # when the first row of this run was counted
 
     def tick(self) -> None:
         """Redraw (terminal) or log (at most every LOG_EVERY seconds) from a daemon thread until ``summary``."""
@@ -137,8 +143,10 @@ class Progress:
             self.finished_keys.add(shard.key())
             if reused:
                 self.reused += 1
+                self.kernels_total -= shard.kernels
             else:
                 self.built_rows += shard.rows
+                self.kernels_built += shard.kernels
         self._show()
 
     def _show(self) -> None:
@@ -178,10 +186,14 @@ class Progress:
 
     def estimated_rate(self, running: int, recent: float) -> float:
         """The rate the time left is computed from: the recent rate (``recent``), except in the first
-        2 x RATE_WINDOW seconds, where the expected rate stands in for RATE_WINDOW seconds of rows."""
-        elapsed = time.monotonic() - self.start
-        if self.expected_rate > 0 and elapsed < 2 * RATE_WINDOW:
-            return (self.built_rows + running + self.expected_rate * RATE_WINDOW) / (elapsed + RATE_WINDOW)
+        2 x RATE_WINDOW seconds, where the expected rate stands in for RATE_WINDOW seconds of rows and the time
+        since the first row (none before it) is what the rows took."""
+        now, built = time.monotonic(), self.built_rows + running
+        if built and self.first_row is None:
+            self.first_row = now
+        if self.expected_rate > 0 and now - self.start < 2 * RATE_WINDOW:
+            since = now - self.first_row if self.first_row is not None else 0.0
+            return (built + self.expected_rate * RATE_WINDOW) / (since + RATE_WINDOW)
         return recent
 
     def line(self) -> str:
@@ -191,6 +203,8 @@ class Progress:
             built = sum(self.done.values()) - self.reused
             left = sum(self.total.values()) - sum(self.done.values())
             elapsed = time.monotonic() - self.start
+            if self.kernels_built:  # shards differ in size: real's 111 define from 8 to 218 kernels
+                left, built = self.kernels_total - self.kernels_built, self.kernels_built
             eta = hms(elapsed * left / built) if built else "?"
             rows = f", {sum(self.rows_done.values()) + running} rows" if self.beats else ""  # not x configs: units
             return f"warp-cuda-ir: {', '.join(parts)}{rows}; ETA {eta}"

@@ -27,6 +27,9 @@ class Shard:
     config: str | None = None  # a shipped config's shard (real, real-train); None: every generated config
     modules: tuple[str, ...] = ()  # real shards: the dotted names of their shipped modules
     source: str = "generated"  # the row source that writes it (builder.sources)
+    # real shards: the kernels its modules define for its split, as their syntax trees show (generic overloads and
+    # kernels a factory makes are not counted): what the time left weighs a shard by, its rows being unknown
+    kernels: int = 0
 
     @property
     def rows(self) -> int:

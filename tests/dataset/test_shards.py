@@ -195,9 +195,10 @@ def test_the_time_left_goes_by_the_recent_rate_once_the_slow_start_is_past(monke
 
 
 def test_the_expected_rate_carries_the_time_left_through_the_slow_start(monkeypatch):
-    """With an expected rate, the time left is known from the first line, a slow first shard moves it only as far
-    as RATE_WINDOW seconds of rows at the expected rate allow, and after 2 x RATE_WINDOW seconds the recent rate
-    alone decides (a machine slower than expected is then believed)."""
+    """With an expected rate, the time left is known from the first line and the warm-up before the first row
+    does not lengthen it; a slow first shard moves it only as far as RATE_WINDOW seconds of rows at the expected
+    rate allow, and after 2 x RATE_WINDOW seconds the recent rate alone decides (a machine slower than expected is
+    then believed)."""
     import io
 
     from builder.dataset import progress
@@ -207,24 +208,34 @@ def test_the_expected_rate_carries_the_time_left_through_the_slow_start(monkeypa
     shards = plan(BuildOptions(config="cpu", num_train=1000, num_validation=0, num_test=0, rows_per_shard=100))
     p = progress.Progress(shards, configs=1, engine="local", stream=io.StringIO(), expected_rate=2.0)
     assert p.line().endswith("0/1000 rows; 0.0 rows/s x 1 configs; ETA 0:08:20")  # 1000 rows at 2 rows/s
-    clock[0] += 100  # a slow first shard: 1 row/s, where the average alone would say 15 minutes left
-    p.finished(shards[0])
-    assert p.line().endswith("100/1000 rows; 1.0 rows/s x 1 configs; ETA 0:09:08")  # 900 / ((100 + 360) / 280)
-    for shard in shards[1:8]:  # then a shard each 100 s: the machine is slower than expected
+    clock[0] += 60  # workers warming up: no row yet, and the time left has not grown
+    assert p.line().endswith("0/1000 rows; 0.0 rows/s x 1 configs; ETA 0:08:20")
+    p.finished(shards[0])  # the first rows
+    assert p.line().endswith("100/1000 rows; 1.7 rows/s x 1 configs; ETA 0:05:52")  # 900 / ((100 + 360) / 180)
+    clock[0] += 100  # a slow second shard: where the average alone would say 8 minutes left
+    p.finished(shards[1])
+    assert p.line().endswith("200/1000 rows; 1.2 rows/s x 1 configs; ETA 0:06:40")  # 800 / ((200 + 360) / 280)
+    for shard in shards[2:8]:  # then a shard each 100 s: the machine is slower than expected
         clock[0] += 100
         p.finished(shard)
         p.line()
     assert p.line().endswith("800/1000 rows; 1.0 rows/s x 1 configs; ETA 0:03:20")
 
 
-def test_progress_of_real_shards_counts_shards():
-    """A real shard's rows are known only once built: the ETA goes by shards done."""
+def test_progress_of_real_shards_goes_by_their_kernels():
+    """A real shard's rows are known only once built: the time left goes by the kernels its modules define, or
+    by shards done where the plan counted none."""
     import io
 
     from builder.dataset.progress import Progress
     from builder.sources.plan import Shard
 
-    shards = [Shard("test", i, 4, 8 * i, 8 * i + 8, "real", (f"m{i}",), "shipped") for i in range(4)]
+    shards = [Shard("test", i, 4, i, i + 1, "real", (f"m{i}",), "shipped", 10 if i == 0 else 30) for i in range(4)]
+    p = Progress(shards, configs=0, engine="local", stream=io.StringIO())
+    p.start -= 10  # ten seconds in, the first shard done: 10 of 100 kernels, so 90 s left, not 30
+    p.finished(shards[0])
+    assert p.line() == "warp-cuda-ir: real 1/4 shards; ETA 0:01:30"
+    shards = [Shard("test", i, 4, i, i + 1, "real", (f"m{i}",), "shipped") for i in range(4)]
     p = Progress(shards, configs=0, engine="local", stream=io.StringIO())
     p.start -= 10  # ten seconds in, one shard of four done: about 30 s left
     p.finished(shards[0])

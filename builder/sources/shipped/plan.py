@@ -32,15 +32,13 @@ def real_shards(opts: BuildOptions) -> list[Shard]:
     out = []
     for split in spec(opts.config).splits:
         # a module whose own split this is may hold kernels the scan did not find (made some other way)
-        holders = [
-            m
-            for m in mods
-            if split in {module_split(m)} | {assigned.split_of(m, k.source_path) for k in kernel_defs(m)}
-        ]
+        mine = {m.name: sum(assigned.split_of(m, k.source_path) == split for k in kernel_defs(m)) for m in mods}
+        holders = [m for m in mods if mine[m.name] or module_split(m) == split]
         n = len(holders)
         k = min(opts.num_shards, n) if opts.num_shards else -(-n // REAL_MODULES_PER_SHARD)
         bounds = [(n * s) // k for s in range(k + 1)] if k else []
         for s in range(k):
             names = tuple(m.name for m in holders[bounds[s] : bounds[s + 1]])
-            out.append(Shard(split, s, k, bounds[s], bounds[s + 1], opts.config, names, "shipped"))
+            kernels = sum(mine[name] for name in names)
+            out.append(Shard(split, s, k, bounds[s], bounds[s + 1], opts.config, names, "shipped", kernels))
     return out

@@ -107,9 +107,9 @@ class Progress:
         for s in shards:
             self.total[_label(s)] += 1
             self.rows_total[_label(s)] += s.rows  # a real shard's rows are known only once built: 0 here
-        # real shards' rows are known once built: their time left goes by the kernels their modules define
-        self.kernels_total = sum(s.kernels for s in shards)
-        self.kernels_built = 0  # of the shards this run built (reused ones took no time)
+        # real shards' rows are known once built: their time left goes by their weight (``Shard.weight``)
+        self.weight_total = sum(s.weight for s in shards)
+        self.weight_built = 0  # of the shards this run built (reused ones took no time)
         self.done = dict.fromkeys(self.total, 0)
         self.rows_done = dict.fromkeys(self.total, 0)
         self.reused = 0
@@ -143,14 +143,17 @@ class Progress:
             self.finished_keys.add(shard.key())
             if reused:
                 self.reused += 1
-                self.kernels_total -= shard.kernels
+                self.weight_total -= shard.weight
             else:
                 self.built_rows += shard.rows
-                self.kernels_built += shard.kernels
+                self.weight_built += shard.weight
         self._show()
 
     def _show(self) -> None:
         with self.lock:
+            if self.first_row is None and (self.built_rows or self.running()):
+                # noted at every tick, not only when a line is printed: a log prints one each LOG_EVERY seconds
+                self.first_row = time.monotonic()
             self.last_log = show(self.stream, self.tty, self.line, self.last_log)
 
     def running(self) -> int:
@@ -189,7 +192,7 @@ class Progress:
         2 x RATE_WINDOW seconds, where the expected rate stands in for RATE_WINDOW seconds of rows and the time
         since the first row (none before it) is what the rows took."""
         now, built = time.monotonic(), self.built_rows + running
-        if built and self.first_row is None:
+        if built and self.first_row is None:  # a line drawn before any tick saw a row
             self.first_row = now
         if self.expected_rate > 0 and now - self.start < 2 * RATE_WINDOW:
             since = now - self.first_row if self.first_row is not None else 0.0
@@ -203,8 +206,8 @@ class Progress:
             built = sum(self.done.values()) - self.reused
             left = sum(self.total.values()) - sum(self.done.values())
             elapsed = time.monotonic() - self.start
-            if self.kernels_built:  # shards differ in size: real's 111 define from 8 to 218 kernels
-                left, built = self.kernels_total - self.kernels_built, self.kernels_built
+            if self.weight_built:  # real's 111 shards differ in size: from 8 to 218 kernels, 50 kB to 1.5 MB
+                left, built = self.weight_total - self.weight_built, self.weight_built
             eta = hms(elapsed * left / built) if built else "?"
             rows = f", {sum(self.rows_done.values()) + running} rows" if self.beats else ""  # not x configs: units
             return f"warp-cuda-ir: {', '.join(parts)}{rows}; ETA {eta}"

@@ -222,9 +222,34 @@ def test_the_expected_rate_carries_the_time_left_through_the_slow_start(monkeypa
     assert p.line().endswith("800/1000 rows; 1.0 rows/s x 1 configs; ETA 0:03:20")
 
 
-def test_progress_of_real_shards_goes_by_their_kernels():
-    """A real shard's rows are known only once built: the time left goes by the kernels its modules define, or
-    by shards done where the plan counted none."""
+def test_the_first_row_is_noted_at_a_tick_that_prints_nothing(tmp_path, monkeypatch):
+    """In a log a line is printed every LOG_EVERY seconds, but each tick notes when the running shards' first rows
+    came, so the rows built before the next printed line are not taken as built in no time."""
+    import io
+
+    from builder.dataset import progress
+
+    clock = [1000.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    shards = plan(BuildOptions(config="cpu", num_train=1000, num_validation=0, num_test=0, rows_per_shard=100))
+    log = io.StringIO()
+    p = progress.Progress(shards, configs=1, engine="local", stream=log, beats=str(tmp_path), expected_rate=2.0)
+    clock[0] += 20
+    beat = progress.Heartbeat(str(tmp_path), shards[0])
+    beat.beat()
+    beat.flush()  # the first row, 20 s in
+    p._show()  # a tick: too soon for a line in a log
+    assert log.getvalue() == ""
+    clock[0] += 40
+    beat.rows = 60
+    beat.flush()
+    p._show()  # 60 s in: a line, 60 rows built in the 40 s since the first
+    assert log.getvalue().endswith("60/1000 rows; 1.0 rows/s x 1 configs; ETA 0:08:12\n")  # 940 / (420 / 220)
+
+
+def test_progress_of_real_shards_goes_by_their_weight():
+    """A real shard's rows are known only once built: the time left goes by its weight (its modules' bytes), or
+    by shards done where the plan weighed none."""
     import io
 
     from builder.dataset.progress import Progress
@@ -232,7 +257,7 @@ def test_progress_of_real_shards_goes_by_their_kernels():
 
     shards = [Shard("test", i, 4, i, i + 1, "real", (f"m{i}",), "shipped", 10 if i == 0 else 30) for i in range(4)]
     p = Progress(shards, configs=0, engine="local", stream=io.StringIO())
-    p.start -= 10  # ten seconds in, the first shard done: 10 of 100 kernels, so 90 s left, not 30
+    p.start -= 10  # ten seconds in, the first shard done: 10 of 100 units of weight, so 90 s left, not 30
     p.finished(shards[0])
     assert p.line() == "warp-cuda-ir: real 1/4 shards; ETA 0:01:30"
     shards = [Shard("test", i, 4, i, i + 1, "real", (f"m{i}",), "shipped") for i in range(4)]

@@ -32,13 +32,18 @@ def real_shards(opts: BuildOptions) -> list[Shard]:
     out = []
     for split in spec(opts.config).splits:
         # a module whose own split this is may hold kernels the scan did not find (made some other way)
-        mine = {m.name: sum(assigned.split_of(m, k.source_path) == split for k in kernel_defs(m)) for m in mods}
-        holders = [m for m in mods if mine[m.name] or module_split(m) == split]
+        holders = [
+            m
+            for m in mods
+            if split in {module_split(m)} | {assigned.split_of(m, k.source_path) for k in kernel_defs(m)}
+        ]
         n = len(holders)
         k = min(opts.num_shards, n) if opts.num_shards else -(-n // REAL_MODULES_PER_SHARD)
         bounds = [(n * s) // k for s in range(k + 1)] if k else []
         for s in range(k):
-            names = tuple(m.name for m in holders[bounds[s] : bounds[s + 1]])
-            kernels = sum(mine[name] for name in names)
-            out.append(Shard(split, s, k, bounds[s], bounds[s + 1], opts.config, names, "shipped", kernels))
+            run = holders[bounds[s] : bounds[s + 1]]
+            weight = sum(m.file().stat().st_size for m in run)
+            out.append(
+                Shard(split, s, k, bounds[s], bounds[s + 1], opts.config, tuple(m.name for m in run), "shipped", weight)
+            )
     return out

@@ -8,6 +8,7 @@ import faulthandler
 import multiprocessing as mp
 import os
 import signal
+import tempfile
 import time
 from pathlib import Path
 
@@ -17,6 +18,8 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="re
 
 
 def _hanging_worker(pid_file: str) -> None:
+    # the worker is killed, so the Warp kernel cache it makes cannot remove itself: make it in the test's folder
+    tempfile.tempdir = str(Path(pid_file).parent)
     from builder.shipped.modules import modules
     from builder.warp_backend import shipped_import
 

@@ -206,7 +206,7 @@ class Progress:
             built = sum(self.done.values()) - self.reused
             left = sum(self.total.values()) - sum(self.done.values())
             elapsed = time.monotonic() - self.start
-            if self.weight_built:  # real's 111 shards differ in size: from 8 to 218 kernels, 50 kB to 1.5 MB
+            if self.weight_built:  # real's 111 shards differ in size: from 8 to 218 kernels, 37 kB to 1.5 MB
                 left, built = self.weight_total - self.weight_built, self.weight_built
             eta = hms(elapsed * left / built) if built else "?"
             rows = f", {sum(self.rows_done.values()) + running} rows" if self.beats else ""  # not x configs: units

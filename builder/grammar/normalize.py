@@ -155,8 +155,11 @@ class Normalizer:
             self._sep = " "
 
 
-def _normalize(toks: list[tuple[str, str]], names: dict[str, str], prev: str) -> tuple[list[str], str]:
-    """Identifiers (not ``wp``, builtins or attributes) to ``v0, v1, ...`` by first appearance; numbers to N.
+def _normalize(
+    toks: list[tuple[str, str]], names: dict[str, str], prev: str, identifiers: str = "order"
+) -> tuple[list[str], str]:
+    """Identifiers (not ``wp``, builtins or attributes) to ``v0, v1, ...`` by first appearance (``identifiers``
+    "order"), kept as written ("keep") or all one class token ``ID`` ("class"); numbers to N.
 
     Layout is left out, so how a program is written out (``style``) cannot move it to another split: a string that
     is a whole statement (a docstring) with its NEWLINE, and a comma right before a closing bracket (the trailing
@@ -178,7 +181,10 @@ def _normalize(toks: list[tuple[str, str]], names: dict[str, str], prev: str) ->
             continue
         raw = text
         if kind == "name" and text not in _KEEP and prev != "." and not keyword.iskeyword(text):
-            text = names.setdefault(text, f"v{len(names)}")
+            if identifiers == "order":
+                text = names.setdefault(text, f"v{len(names)}")
+            elif identifiers == "class":
+                text = "ID"
         elif kind == "number":
             text = "N"
         out.append(text)

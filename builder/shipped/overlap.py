@@ -1,9 +1,18 @@
 """Decontamination between the ``real`` config and the generated configs: exact and near duplicates.
 
-Both sides are compared in the normalized form the generated splits are keyed on (identifiers by order of first
-appearance, literals as ``N``; ``builder.grammar.normalize``), read with Python's own tokenizer so any shipped
-source can be read. Exact: equal source or equal normalized form. Near: MinHash (datasketch) estimates of the
-Jaccard similarity of the normalized token 5-grams, candidates from LSH, confirmed with the exact Jaccard value.
+Both sides are read with Python's own tokenizer so any shipped source can be read. Exact: equal source or equal
+normalized form (identifiers by order of first appearance, literals as ``N``: what the generated splits are keyed
+on; ``builder.grammar.normalize``). Near (``similarity``): the larger Jaccard similarity of two views of token
+5-grams, each of which survives an inserted or renamed identifier, which the order-of-first-appearance form does
+not (one inserted name renumbers every later one):
+
+- names kept as written, literals as ``N``: a decorator argument added, two statements swapped or a constant
+  changed leave most 5-grams as they were;
+- every identifier one class token ``ID``: a renamed parameter or local leaves every 5-gram as it was. Only for
+  kernels of at least ``CLASS_MIN_TOKENS`` tokens, and only at ``CLASS_JACCARD`` or nearer: short kernels, and
+  kernels of one template, share their shape by chance.
+
+Candidates come from MinHash (datasketch) LSH over each view, confirmed with the exact value.
 """
 
 from __future__ import annotations
@@ -51,9 +60,71 @@ def builtins(source: str) -> list[str]:
     return builtins_in(python_tokens(source))
 
 
-def token_shingles(source: str, k: int = SHINGLE) -> set[str]:
-    toks = [t for t in normalized_tokens(source) if t.strip()]
-    return {" ".join(toks[i : i + k]) for i in range(max(1, len(toks) - k + 1))}
+CLASS_MIN_TOKENS = 60  # tokens a kernel needs before its shape alone (every identifier one class) may match
+# the shape alone matches only when nearly all of it is the same: at 0.8 it grouped kernels of one template that
+# differ in what they compute (a 3-d scatter and a 4-d one, two copy kernels of different fields); a renamed
+# parameter or local keeps it at 1.0
+CLASS_JACCARD = 0.95
+
+
+@dataclass(frozen=True)
+class Shingles:
+    """The two views of a source that ``similarity`` compares (``classed`` empty for a short source)."""
+
+    named: frozenset[str]
+    classed: frozenset[str]
+
+    @property
+    def views(self) -> tuple[frozenset[str], frozenset[str]]:
+        return self.named, self.classed
+
+
+def _grams(toks: list[str], k: int = SHINGLE) -> frozenset[str]:
+    toks = [t for t in toks if t.strip()]
+    return frozenset(" ".join(toks[i : i + k]) for i in range(max(1, len(toks) - k + 1)))
+
+
+def shingles(source: str) -> Shingles:
+    toks = python_tokens(source)
+    classed = _normalize(toks, {}, "", identifiers="class")[0]
+    long_enough = sum(1 for t in classed if t.strip()) >= CLASS_MIN_TOKENS
+    return Shingles(
+        _grams(_normalize(toks, {}, "", identifiers="keep")[0]), _grams(classed) if long_enough else frozenset()
+    )
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def similarity(a: Shingles, b: Shingles) -> float:
+    """How near two sources are: the Jaccard similarity of their token 5-grams with names kept, or of their shapes
+    (identifiers as one class, long sources only) where that is at least ``CLASS_JACCARD``."""
+    shape = _jaccard(a.classed, b.classed)
+    return max(_jaccard(a.named, b.named), shape if shape >= CLASS_JACCARD else 0.0)
+
+
+class NearIndex:
+    """MinHash LSH over both views: ``query`` gives the keys that may be at ``threshold`` or nearer."""
+
+    def __init__(self, threshold: float, num_perm: int = 128):
+        from datasketch import MinHash, MinHashLSH
+
+        self._minhash = lambda sh: _minhash(sh, num_perm, MinHash)
+        self._lsh = (
+            MinHashLSH(threshold=threshold, num_perm=num_perm),
+            MinHashLSH(threshold=threshold, num_perm=num_perm),
+        )
+
+    def insert(self, key: str, sh: Shingles) -> None:
+        for lsh, view in zip(self._lsh, sh.views, strict=True):
+            if view:
+                lsh.insert(key, self._minhash(view))
+
+    def query(self, sh: Shingles) -> set[str]:
+        return {
+            k for lsh, view in zip(self._lsh, sh.views, strict=True) if view for k in lsh.query(self._minhash(view))
+        }
 
 
 @dataclass
@@ -80,29 +151,25 @@ def decontaminate(
     Each distinct source is compared once (rows of one program share it); pairs are sorted, so the report does
     not depend on input order.
     """
-    from datasketch import MinHash, MinHashLSH
-
     real_src = _distinct(real)
     syn_src = _distinct(synthetic)
     report = Report(len(real_src), len(syn_src))
     syn_by_sha = {hashlib.sha256(s.encode()).hexdigest(): i for s, i in syn_src.items()}
     syn_by_norm = {normalized_sha256(s): i for s, i in syn_src.items()}
-    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
+    index = NearIndex(threshold, num_perm)
     syn_shingles = {}
     for s, i in syn_src.items():
-        sh = token_shingles(s)
-        syn_shingles[i] = sh
-        lsh.insert(i, _minhash(sh, num_perm, MinHash))
+        syn_shingles[i] = shingles(s)
+        index.insert(i, syn_shingles[i])
     for s, i in real_src.items():
         if (j := syn_by_sha.get(hashlib.sha256(s.encode()).hexdigest())) is not None:
             report.exact_source.append((i, j))
         if (j := syn_by_norm.get(normalized_sha256(s))) is not None:
             report.exact_normalized.append((i, j))
-        sh = token_shingles(s)
-        for j in lsh.query(_minhash(sh, num_perm, MinHash)):
-            jac = len(sh & syn_shingles[j]) / len(sh | syn_shingles[j])
-            if jac >= threshold:
-                report.near.append((i, j, round(jac, 4)))
+        sh = shingles(s)
+        for j in sorted(index.query(sh)):
+            if (sim := similarity(sh, syn_shingles[j])) >= threshold:
+                report.near.append((i, j, round(sim, 4)))
     report.exact_source.sort()
     report.exact_normalized.sort()
     report.near.sort()

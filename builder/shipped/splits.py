@@ -6,7 +6,7 @@ kept together.
 - Every other package is split by module (source file), ``SplitPolicy.shares`` (80 / 10 / 10), by a stable hash of
   (package, module path): a kernel's split never changes when other packages are added.
 - Near-copies stay together: kernels whose own ``def`` (decorators included) is equal once normalized or a near
-  duplicate (``builder.shipped.overlap``'s measure: normalized token 5-gram Jaccard >= ``near_jaccard``) form one
+  duplicate (``builder.shipped.overlap.similarity`` >= ``near_jaccard``: token 5-grams, names kept or all one class) form one
   group, which goes to the split of its first member: a held-out package's member first, then by (package order,
   module path, line). A training package's kernel in a group that is not in ``train`` is left out, so no training
   package reaches an evaluation split and no evaluation kernel has a copy in ``train``.
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from builder.rng import SPLITS, stable_int
 from builder.shipped.modules import ShippedModule
-from builder.shipped.overlap import _minhash, normalized_sha256, token_shingles
+from builder.shipped.overlap import NearIndex, normalized_sha256, shingles, similarity
 from builder.shipped.packages import PACKAGES, SOURCES, Package
 
 GROUPS = ("in-project", "held-out", "train-only")  # the ``split_group`` column: what a row's package is to the splits
@@ -137,30 +137,26 @@ def own_kernel(python_source: str, kernel_name: str) -> str:
 
 def near_pairs(items: Iterable[tuple[str, str]], threshold: float, num_perm: int = 128) -> list[tuple[str, str, float]]:
     """``(a, b, similarity)`` for every pair of ``(key, text)`` items whose texts are equal once normalized (1.0) or
-    near duplicates (exact Jaccard of normalized token 5-grams >= ``threshold``, candidates from MinHash LSH);
-    ``a < b``, sorted."""
-    from datasketch import MinHash, MinHashLSH
-
+    near duplicates (``overlap.similarity`` >= ``threshold``, candidates from MinHash LSH); ``a < b``, sorted."""
     items = sorted(set(items))
     by_norm: dict[str, list[str]] = {}
-    shingles: dict[str, set[str]] = {}
-    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
+    seen: dict[str, object] = {}
+    index = NearIndex(threshold, num_perm)
     for key, text in items:
         by_norm.setdefault(normalized_sha256(text), []).append(key)
-        shingles[key] = token_shingles(text)
-        lsh.insert(key, _minhash(shingles[key], num_perm, MinHash))
+        seen[key] = shingles(text)
+        index.insert(key, seen[key])
     pairs: dict[tuple[str, str], float] = {}
     for keys in by_norm.values():
         for other in keys[1:]:
             pairs[(keys[0], other)] = 1.0
     for key, _ in items:
-        mine = shingles[key]
-        for other in lsh.query(_minhash(mine, num_perm, MinHash)):
+        mine = seen[key]
+        for other in index.query(mine):
             if other <= key or (key, other) in pairs:
                 continue
-            jac = len(mine & shingles[other]) / len(mine | shingles[other])
-            if jac >= threshold:
-                pairs[(key, other)] = round(jac, 4)
+            if (sim := similarity(mine, seen[other])) >= threshold:
+                pairs[(key, other)] = round(sim, 4)
     return sorted((a, b, s) for (a, b), s in pairs.items())
 
 

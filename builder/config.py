@@ -56,6 +56,12 @@ class BuildOptions:
         "real config: build only the first N shipped modules of --real-sources, in module-name order (0: every "
         "module); a quick sample",
     )
+    # the derived config: variants of real's train kernels, made from a built real folder's rows
+    real_data: str = _opt("", "derived config: a built folder holding the real config, whose train kernels it varies")
+    num_derived: int = _opt(5, "derived config: variants drawn per real train kernel that admits a transformation")
+    derived_kernels: int = _opt(
+        0, "derived config: vary only the first N train kernels of --real-data, in stored order (0: all); a sample"
+    )
     evidence_dir: str | None = None  # shared content-addressed evidence cache (one per build or shard task)
 
     def __post_init__(self) -> None:
@@ -90,6 +96,10 @@ class BuildOptions:
         if len(set(self.real_sources)) != len(self.real_sources):
             raise ConfigError(f"real_sources repeat: {list(self.real_sources)}")
         select_real_sources(self.real_sources)  # ConfigError naming what is unknown
+        if not _is_int(self.num_derived) or self.num_derived < 1:
+            raise ConfigError(f"num_derived must be a positive integer, got {self.num_derived!r}")
+        if not _is_int(self.derived_kernels) or self.derived_kernels < 0:
+            raise ConfigError(f"derived_kernels must be a non-negative integer (0: all), got {self.derived_kernels!r}")
         if not _is_int(self.real_modules) or self.real_modules < 0:
             raise ConfigError(f"real_modules must be a non-negative integer (0: all), got {self.real_modules!r}")
 

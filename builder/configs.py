@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from builder.errors import ConfigError
 from builder.rng import SPLITS
 
-SOURCES = ("generated", "shipped")  # builder.sources: drawn programs, or the kernels packages ship
+# builder.sources: drawn programs, the kernels packages ship, or variants of those kernels
+SOURCES = ("generated", "shipped", "derived")
 USES = ("training", "evaluation", "both")  # what a config's rows are for
 
 
@@ -87,6 +88,11 @@ class ConfigSpec:
         return self.source == "shipped"
 
     @property
+    def derived(self) -> bool:
+        """Rows are seeded variants of ``real``'s train kernels, which regenerate from those rows and the seed."""
+        return self.source == "derived"
+
+    @property
     def single_unit(self) -> Unit | None:
         """The one unit every row holds (a model trained on the config writes it), or None where rows differ."""
         return UNITS[self.units[0]] if len(self.units) == 1 else None
@@ -133,6 +139,15 @@ REGISTRY: dict[str, ConfigSpec] = {
             " nvalchemi-toolkit-ops and warp-nn held out whole in test, the others split by module, near-copies"
             " kept in one split.",
             units=tuple(UNITS),
+        ),
+        ConfigSpec(
+            "derived",
+            "derived",
+            "Kernels derived from real's train kernels by seeded transformations (names, statement order,"
+            " precision, constants, builtins, helpers), every target and pass, labelled by Warp; train only.",
+            units=tuple(UNITS),
+            splits=("train",),
+            use="training",
         ),
         ConfigSpec(
             "standalone",

@@ -153,6 +153,11 @@ FIELDS: dict[str, tuple[object, str]] = {
     "gpu_compute_capability": (_S, "gpu-verified only: e.g. 9.0."),
     "gpu_driver": (_S, "gpu-verified only: CUDA driver version."),
     "source_path": (_S, "real: file and line of the kernel in its package, e.g. newton/_src/sim/ik.py:42."),
+    "derived_from": (_S, "derived: the id of the real train row (without its unit) the kernel was derived from."),
+    "transforms": (
+        datasets.Sequence(_S),
+        "derived: the transformations applied, in order (rename, reorder, precision, constants, swap, outline).",
+    ),
     "package": (_S, "real: the package (its PyPI distribution name) the kernel ships in, e.g. newton."),
     "package_version": (_S, "real: the package's exact version the row was collected from."),
     "license": (
@@ -186,6 +191,7 @@ EXEC_FIELDS = (
 # what only a drawn program has: its coordinates and the inputs it was executed with
 GENERATED_ONLY = ("seed", "index", "attempt", "arg_roles", "arg_shapes", "launch_dims", "launch_shape", "block_dim")
 REAL_ONLY = ("source_path", "package", "package_version", "license", "copyright", "qualified_name", "split_group")
+DERIVED_ONLY = ("derived_from", "transforms")
 STANDALONE_ONLY = (
     "cpu_program",
     "cuda_program",
@@ -214,9 +220,11 @@ def columns(config: str) -> tuple[str, ...]:
         return tuple(k for k in FIELDS if k in STANDALONE_COLUMNS)
     drop = set(STANDALONE_ONLY)
     if spec.shipped:
-        drop |= set(GENERATED_ONLY + EXEC_FIELDS + GPU_FIELDS)
+        drop |= set(GENERATED_ONLY + EXEC_FIELDS + GPU_FIELDS + DERIVED_ONLY)
+    elif spec.derived:  # a written kernel's columns, its seed and index, and what it was derived from
+        drop |= set(GENERATED_ONLY[2:] + EXEC_FIELDS + GPU_FIELDS) | {"split_group"}
     else:
-        drop |= set(REAL_ONLY) | (set() if spec.gpu else set(GPU_FIELDS))
+        drop |= set(REAL_ONLY + DERIVED_ONLY) | (set() if spec.gpu else set(GPU_FIELDS))
     if not spec.ptx:
         drop |= set(PTX_FIELDS)
     return tuple(k for k in FIELDS if k not in drop)

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar
 
 import pyarrow as pa
@@ -79,6 +80,7 @@ class FolderCheckSettings:
     seed: int = 0  # the seed the sample is drawn with
     # ``counter(label, total)``: a context manager with ``add()`` that shows a long step's progress; None: silent
     counter: Callable[[str, int], AbstractContextManager] | None = None
+    folder: Path | None = None  # the folder validated (None: a Hub repo): where a check finds its manifest
 
 
 class RowCheck(Check):

@@ -6,10 +6,10 @@ kept together.
 - Every other package is split by module (source file), ``SplitPolicy.shares`` (80 / 10 / 10), by a stable hash of
   (package, module path): a kernel's split never changes when other packages are added.
 - Near-copies stay together: kernels whose own ``def`` (decorators included) is equal once normalized or a near
-  duplicate (``builder.shipped.overlap.similarity`` >= ``near_jaccard``: token 5-grams, names kept or all one class) form one
-  group, which goes to the split of its first member: a held-out package's member first, then by (package order,
-  module path, line). A training package's kernel in a group that is not in ``train`` is left out, so no training
-  package reaches an evaluation split and no evaluation kernel has a copy in ``train``.
+  duplicate (``builder.shipped.overlap.similarity`` >= ``near_jaccard``: token 5-grams, names kept or all one
+  class) form one group, which goes to the split of its first member: a held-out package's member first, then by
+  (package order, module path, line). A training package's kernel in a group that is not in ``train`` is left
+  out, so no training package reaches an evaluation split and no evaluation kernel has a copy in ``train``.
 
 The kernels are found without importing anything (the ``def``s decorated ``@wp.kernel`` and the functions handed to
 ``wp.Kernel(...)``), keyed by ``source_path`` (``file:line`` of the first decorator), as the rows are; a kernel the

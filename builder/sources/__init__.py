@@ -14,11 +14,12 @@ from __future__ import annotations
 from builder.config import BuildOptions, BuildRequest
 from builder.schema import CONFIGS
 from builder.sources.base import RowSource
+from builder.sources.derived import DerivedSource
 from builder.sources.drawn import GeneratedSource
 from builder.sources.plan import Shard
 from builder.sources.shipped import ShippedSource
 
-SOURCES: tuple[RowSource, ...] = (GeneratedSource(), ShippedSource())
+SOURCES: tuple[RowSource, ...] = (GeneratedSource(), ShippedSource(), DerivedSource())
 _BY_CONFIG = {config: source for source in SOURCES for config in source.configs}
 _BY_NAME = {source.name: source for source in SOURCES}
 assert set(_BY_CONFIG) == set(CONFIGS), "every config has exactly one source"

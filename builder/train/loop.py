@@ -50,13 +50,19 @@ def _check_same(opts: TrainOptions, saved: dict, run: Path) -> None:
 
 
 def _start(opts: TrainOptions, run: Path, progress: Callable[[str], None]):
-    progress(f"training the BPE tokenizer ({opts.model.vocab_size} tokens) on {opts.config}/train")
-    tok = tokenizer.train_on_split(opts.data, opts.config, opts.model.vocab_size, opts.tokenizer_rows)
+    if opts.init_from:  # a second phase: the first phase's tokenizer and weights, only the data is new
+        first = checkpoint.latest(Path(opts.init_from))
+        progress(f"starting from the weights of {first}")
+        tok, net = tokenizer.load(first / "tokenizer.json"), model.load(first)
+    else:
+        progress(f"training the BPE tokenizer ({opts.model.vocab_size} tokens) on {opts.config}/train")
+        tok = tokenizer.train_on_split(opts.data, opts.config, opts.model.vocab_size, opts.tokenizer_rows)
+        net = None
     sample = stream.open_split(opts.data, opts.config, "train").take(1000)
     stats = tokenizer.tokens_per_row(tok, sample)
     run.mkdir(parents=True)
     tok.save(str(run / "tokenizer.json"))
-    net = model.build(opts.model, tok, opts.max_length, opts.seed)
+    net = net or model.build(opts.model, tok, opts.max_length, opts.seed)
     info = {
         "options": opts.to_dict(),
         "format": checkpoint.FORMAT,

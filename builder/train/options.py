@@ -74,6 +74,8 @@ class TrainOptions:
     mix_config: str = _opt("", "also train on this config's train split (real), rows of --config's target")
     mix_share: float = _opt(0.0, "share of training rows drawn from --mix-config (0 < share <= 1; 1: only those)")
     mix_data: str = _opt("", "folder or Hub id holding --mix-config (default: --data)")
+    # a second phase of training: the weights (and tokenizer) of an earlier run, new data, a fresh optimizer
+    init_from: str = _opt("", "start from the weights and tokenizer of this run folder's latest checkpoint")
     save_every: int = _opt(100, "write a checkpoint every N steps (and at the end)")
     keep: int = _opt(2, "checkpoints kept on disk, newest first (0: keep every one)")
     log_every: int = _opt(10, "print and log loss and tokens/s every N steps")

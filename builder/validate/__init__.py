@@ -82,7 +82,7 @@ def validate(
         complete[cfg] = splits
         say(f"{cfg}: {len(config_checks(cfg))} row checks")
         results += [check.run(cfg, splits) for check in config_checks(cfg)]
-    settings = FolderCheckSettings(fidelity_sample, seed_for_sampling, Counter if progress else None)
+    settings = FolderCheckSettings(fidelity_sample, seed_for_sampling, Counter if progress else None, data.folder)
     for owner in sources.SOURCES:  # each row source's own whole-folder checks, when the folder holds its rows
         if any(sources.source_of(cfg) is owner for cfg in complete):
             for check in (c for c in owner.folder_checks(settings) if c.applies(complete)):

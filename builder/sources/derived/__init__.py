@@ -1,0 +1,77 @@
+"""Derived rows: kernels made from ``real``'s train kernels by seeded transformations (``builder.derive``), paired
+with what Warp emits for them (``rows``). Train only: a kernel of validation, test or a held-out package is never
+varied, and ``decontam`` checks that no variant comes near one.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Iterator
+
+from builder.checks.base import FolderCheckSettings
+from builder.checks.evidence import BuiltinCoverage, Verification
+from builder.checks.ids import UniqueIds
+from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
+from builder.config import BuildOptions
+from builder.configs import names
+from builder.sources.base import RowSource, count_dropped, dropped
+from builder.sources.plan import Shard
+
+KERNELS_PER_SHARD = 24  # source kernels a shard varies (about 100 variants, 300 rows at the default 5)
+
+
+class DerivedSource(RowSource):
+    name = "derived"
+    configs = names(derived=True)
+    regenerates = False  # regenerated from the real rows it names (``decontam.Regeneration``), not from a seed alone
+    shared_shards = False
+    whole_unit = False  # a row's unit holds its kernel alone, emitted as real's are
+
+    def plan(self, opts: BuildOptions) -> list[Shard]:
+        from builder.sources.derived.rows import source_kernels
+
+        n = len(source_kernels(opts.real_data, opts.derived_kernels))
+        k = min(opts.num_shards, n) if opts.num_shards else -(-n // KERNELS_PER_SHARD)
+        bounds = [(n * s) // k for s in range(k + 1)] if k else []
+        return [Shard("train", s, k, bounds[s], bounds[s + 1], opts.config, (), self.name) for s in range(k)]
+
+    def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
+        from builder.sources.derived.rows import derived_rows
+
+        left_out: Counter = Counter()
+        yield from derived_rows(opts, shard.start, shard.stop, left_out)
+        count_dropped(summary, opts.config, left_out)
+
+    def require(self, opts: BuildOptions) -> None:
+        from builder.sources.derived.rows import source_kernels
+
+        source_kernels(opts.real_data, opts.derived_kernels)  # ConfigError naming what is missing
+
+    def checks(self, config: str) -> list:
+        return [
+            NonEmpty(),
+            Placement(),
+            UniqueIds(),
+            IrFunction(),
+            Hashes(),
+            BuiltinCoverage(),
+            Verification(executed=False),
+        ]
+
+    def folder_checks(self, settings: FolderCheckSettings) -> list:
+        from builder.checks.derived import DerivedDecontamination, DerivedRegeneration
+
+        return [DerivedRegeneration(settings.folder), DerivedDecontamination(settings.folder)]
+
+    def note(self, opts: BuildOptions) -> str:
+        return "" if opts.verify == "none" else "compiled; derived kernels are not executed"
+
+    def report(self, summaries: list[dict], config: str) -> None:
+        left = dropped(summaries, config)
+        if left:
+            reasons = ", ".join(f"{reason}: {n}" for reason, n in left.items())
+            print(f"warp_cuda_ir {config}: {sum(left.values())} rows left out ({reasons})", file=sys.stderr)
+
+    def size(self, opts: BuildOptions, split: str, n: int) -> str:
+        return f"{split}={n} rows"

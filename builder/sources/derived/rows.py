@@ -1,0 +1,143 @@
+"""Rows of the ``derived`` config: variants of ``real``'s train kernels (``builder.derive``), each emitted by Warp
+for every target and pass and compiled, as ``real``'s rows are.
+
+The source kernels are the ``cpu`` rows of a built folder's ``real`` train split (``--real-data``), one per kernel
+(a generic kernel's overloads share one source), in stored order; kernel ``k`` of that list gives rows of index
+``k * num_derived + v`` for its variant ``v``, so an index names the same variant in a build of any size. A row
+inherits its source row's package, version, licence, copyright and path, and names the row (``derived_from``), the
+transformations (``transforms``) and the build's seed. A variant Warp rejects, or whose unit does not compile, is
+left out and counted by reason.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+from builder import GENERATOR_VERSION
+from builder.config import BuildOptions
+from builder.configs import UNITS
+from builder.derive import variants
+from builder.errors import ConfigError, WarpRejected
+from builder.schema import features
+from builder.shipped.overlap import builtins, normalized_sha256
+from builder.sources.columns import source_columns, unit_columns
+
+SOURCE_COLUMNS = (
+    "id",
+    "kernel_name",
+    "python_source",
+    "category",
+    "source_path",
+    "package",
+    "package_version",
+    "license",
+    "copyright",
+    "qualified_name",
+)
+
+
+@cache
+def source_kernels(real_data: str, limit: int = 0) -> tuple[dict, ...]:
+    """The train kernels of ``real_data``'s ``real`` config that variants are made of (see the module docstring)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    files = sorted((Path(real_data) / "real").glob("train-*.parquet"))
+    if not real_data or not files:
+        raise ConfigError(
+            f"derived needs --real-data: a built folder with real's train split ({real_data or 'none given'!r} has"
+            " no real/train-*.parquet; build it with warp-cuda-ir build --configs real)"
+        )
+    table = pa.concat_tables(pq.read_table(f, columns=[*SOURCE_COLUMNS, "target", "split"]) for f in files)
+    table = table.filter(pc.and_(pc.equal(table["target"], "cpu"), pc.equal(table["split"], "train")))
+    seen, out = set(), []
+    for row in table.select(list(SOURCE_COLUMNS)).to_pylist():
+        key = (row["python_source"], row["kernel_name"])
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(row | {"derived_from": row["id"].rsplit("/", 1)[0]})
+        if limit and len(out) == limit:
+            break
+    return tuple(out)
+
+
+def evidence(verify: str) -> str:
+    return "none" if verify == "none" else "compile"
+
+
+def derived_rows(opts: BuildOptions, start: int, stop: int, dropped: Counter) -> Iterator[dict]:
+    """The rows of source kernels ``start..stop-1`` (every unit of every variant), compiled together."""
+    from builder.warp_backend import codegen, compilers, shipped_compile
+    from builder.warp_backend.written import emit_written
+
+    kernels = source_kernels(opts.real_data, opts.derived_kernels)[start:stop]
+    verify = evidence(opts.verify)
+    tc = {"warp": compilers.toolchain()["warp"], **{t: compilers.toolchain_json(t) for t in ("cuda", "cpu")}}
+    names = list(features(opts.config))
+    recs = []
+    for k, src in enumerate(kernels, start):
+        for v in variants(opts.seed, src["derived_from"], src["python_source"], src["kernel_name"], opts.num_derived):
+            index = k * opts.num_derived + v.number
+            label = f"derived/train/{opts.seed}/{index}"
+            try:
+                written = emit_written(label, v.python_source, f"derived_{index}", src["kernel_name"])
+            except WarpRejected as exc:
+                dropped[f"Warp rejects the variant: {exc.message.split(':')[0]}"] += len(UNITS)
+                continue
+            for unit, emitted in written.units.items():
+                u = UNITS[unit]
+                rec = {
+                    "id": f"{label}/{unit}",
+                    "config": opts.config,
+                    "seed": opts.seed,
+                    "split": "train",
+                    "index": index,
+                    "category": src["category"],
+                    "kernel_name": src["kernel_name"],
+                    **source_columns(v.python_source),
+                    **unit_columns(
+                        u.target, u.pass_, emitted.ir, emitted.entry, emitted.tu, codegen.options_json(emitted.options)
+                    ),
+                    "arg_names": written.arg_names,
+                    "arg_types": written.arg_types,
+                    "builtins": builtins(v.python_source),
+                    "warp_version": tc["warp"],
+                    "generator_version": GENERATOR_VERSION,
+                    "normalized_sha256": normalized_sha256(v.python_source),
+                    "verify": verify,
+                    "compiled": None,
+                    "compile_target": None,
+                    "toolchain": None,
+                    "ptx": None,
+                    "ptx_instructions": None,
+                    "ptx_registers": None,
+                    "derived_from": src["derived_from"],
+                    "transforms": list(v.transforms),
+                    **{c: src[c] for c in ("source_path", "package", "package_version", "license", "copyright")},
+                    "qualified_name": src["qualified_name"],
+                }
+                job = shipped_compile.CompileJob(u.target, emitted.tu, (emitted.entry,))
+                recs.append((rec, job))
+    if verify == "compile":
+        shipped_compile.compile_jobs([job for _, job in recs])
+    for rec, job in recs:
+        if verify == "compile":
+            if not job.compiled:
+                dropped[job.error.split(":")[0] + " failed"] += 1
+                continue
+            cuda = rec["target"] == "cuda"
+            rec["compiled"] = True
+            rec["compile_target"] = f"sm_{codegen.CUDA_ARCH}" if cuda else "cpu"
+            rec["toolchain"] = tc[rec["target"]]
+            if cuda:
+                rec["ptx"], rec["ptx_instructions"], rec["ptx_registers"] = (
+                    job.ptx,
+                    job.ptx_instructions,
+                    job.ptx_registers,
+                )
+        yield {k: rec[k] for k in names}

@@ -1,0 +1,267 @@
+"""The data-constrained probe: what synthetic rows add where written code runs out.
+
+The transfer probe (``builder.train.probe``) trains on all of ``real`` train, which its step budget never sees
+twice. Here written code is scarce: a *budget* of ``real`` train's ``cpu`` rows, drawn as whole modules in a
+seeded order, small enough that the fixed number of steps passes over it many times (``passes``). At each budget
+four arms train the same model for the same steps:
+
+- ``budget``: the budget alone, repeated;
+- ``budget+generated``: the budget mixed with generated rows, the generated share chosen on ``real`` validation;
+- ``budget+derived``: the budget pooled with the ``derived`` rows made from the budget's own kernels only;
+- ``generated,budget``: generated rows for the first half of the steps, then the budget (two phases).
+
+Every arm is scored on one fixed seeded sample of ``real`` validation (where the share is chosen) and of ``real``
+test (in-project and held-out groups, each its own sample), written once into an evaluation folder, so every run
+scores the same rows. ``prepare`` writes the budgets and that folder; ``run_arm`` trains and scores one
+(arm, budget, seed); ``table`` summarizes the reports (mean and spread over seeds).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from builder.errors import ConfigError
+from builder.rng import stable_int
+
+ARMS = ("budget", "budget+generated", "budget+derived", "generated,budget")
+CELLS = ("real validation", "real test: in-project", "real test: held-out")
+SHARES = (0.25, 0.5)  # the written (budget) share of the budget+generated arm; the one with the lower validation wins
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """What the evaluation folder and the budgets hold: the sizes, and the seed of every draw (never a run's)."""
+
+    budgets: tuple[int, ...] = (30, 120)  # at 60 steps of 8 (480 rows seen): passes of 16 and 4
+    eval_rows: int = 150  # rows per scored sample: validation, test in-project, test held-out
+    draw_seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.budgets or any(not isinstance(b, int) or b < 1 for b in self.budgets):
+            raise ConfigError(f"budgets must be positive integers, got {self.budgets!r}")
+        if not isinstance(self.eval_rows, int) or self.eval_rows < 1:
+            raise ConfigError(f"eval_rows must be a positive integer, got {self.eval_rows!r}")
+
+
+def _table(folder: Path, split: str):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    files = sorted((folder / "real").glob(f"{split}-*.parquet"))
+    if not files:
+        raise ConfigError(f"{str(folder)!r} holds no real/{split} shards (build it: warp-cuda-ir build --configs real)")
+    table = pa.concat_tables(pq.read_table(f) for f in files)
+    return table.filter(pc.equal(table["target"], "cpu"))
+
+
+def _ordered(keys: list[str], *parts) -> list[str]:
+    """``keys`` in a seeded order: a stable hash of (parts, key), the same on every machine."""
+    return sorted(keys, key=lambda k: (stable_int(*parts, k), k))
+
+
+def draw_budget(train, rows: int, seed: int):
+    """``rows`` cpu rows of ``train`` as whole modules: modules in a seeded order, each taken when it still fits, so
+    the budget is ``rows`` or just under it and holds no part of a module."""
+    modules: dict[str, list[int]] = defaultdict(list)
+    for n, path in enumerate(train.column("source_path").to_pylist()):
+        modules[path.rsplit(":", 1)[0]].append(n)
+    taken: list[int] = []
+    for module in _ordered(list(modules), seed, "train", "budget", rows):
+        if len(taken) + len(modules[module]) <= rows:
+            taken += modules[module]
+        if len(taken) == rows:
+            break
+    return train.take(sorted(taken))
+
+
+def sample(table, rows: int, seed: int, *key):
+    """A seeded sample of ``rows`` rows (all of them where there are fewer), in stored order."""
+    ids = table.column("id").to_pylist()
+    chosen = set(_ordered(ids, seed, *key)[:rows])
+    return table.take([n for n, i in enumerate(ids) if i in chosen])
+
+
+def write_folder(out: Path, config: str, splits: dict) -> Path:
+    """A folder ``datasets.load_dataset(out, config)`` reads: one Parquet file per split and a card whose YAML
+    lists them (the probe's own working data, never published)."""
+    import pyarrow.parquet as pq
+
+    (out / config).mkdir(parents=True, exist_ok=False)
+    files = []
+    for split, table in splits.items():
+        pq.write_table(table, out / config / f"{split}-00000-of-00001.parquet")
+        files.append(f"      - split: {split}\n        path: {config}/{split}-00000-of-00001.parquet\n")
+    (out / "README.md").write_text(f"---\nconfigs:\n  - config_name: {config}\n    data_files:\n{''.join(files)}---\n")
+    return out
+
+
+def prepare(real: str, out: str, budgets: Budgets = Budgets()) -> dict:
+    """Write ``out/eval`` (the scored samples) and ``out/budget-B`` per budget from the built ``real`` folder; the
+    record of what was drawn."""
+    import pyarrow.compute as pc
+
+    root, real_dir = Path(out), Path(real)
+    if root.exists():
+        raise ConfigError(f"{str(root)!r} exists; prepare writes a new folder")
+    validation, test = _table(real_dir, "validation"), _table(real_dir, "test")
+    by_group = {g: test.filter(pc.equal(test["split_group"], g)) for g in ("in-project", "held-out")}
+    import pyarrow as pa
+
+    scored_test = pa.concat_tables(
+        sample(t, budgets.eval_rows, budgets.draw_seed, "test", g) for g, t in by_group.items()
+    )
+    scored_validation = sample(validation, budgets.eval_rows, budgets.draw_seed, "validation")
+    write_folder(root / "eval", "real", {"validation": scored_validation, "test": scored_test})
+    train = _table(real_dir, "train")
+    record = {"real": str(real_dir), "budgets": {}, "eval": {"validation": scored_validation.num_rows}}
+    record["eval"] |= {f"test {g}": min(budgets.eval_rows, t.num_rows) for g, t in by_group.items()}
+    for rows in budgets.budgets:
+        drawn = draw_budget(train, rows, budgets.draw_seed)
+        write_folder(root / f"budget-{rows}", "real", {"train": drawn})
+        mods = sorted({p.rsplit(":", 1)[0] for p in drawn.column("source_path").to_pylist()})
+        record["budgets"][rows] = {"rows": drawn.num_rows, "modules": mods}
+    (root / "prepared.json").write_text(json.dumps(record, indent=1) + "\n")
+    return record
+
+
+def pool(budget: str, derived: str, out: str) -> Path:
+    """One folder whose ``real`` train split holds the budget's rows and the ``derived`` rows made from them (the
+    columns training reads), so the arm draws every row alike."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from builder.train.stream import COLUMNS
+
+    mine = _table(Path(budget), "train").select(COLUMNS)
+    files = sorted((Path(derived) / "derived").glob("train-*.parquet"))
+    if not files:
+        raise ConfigError(f"{derived!r} holds no derived/train shards")
+    extra = pa.concat_tables(pq.read_table(f, columns=COLUMNS) for f in files)
+    extra = extra.filter(pa.compute.equal(extra["target"], "cpu")).cast(mine.schema)
+    return write_folder(Path(out), "real", {"train": pa.concat_tables([mine, extra])})
+
+
+def run_arm(
+    arm: str,
+    protocol,
+    generated: str,
+    prepared: str,
+    budget: int,
+    run: Path,
+    share: float = 0.0,
+    pooled: str = "",
+    progress=print,
+) -> dict:
+    """Train ``arm`` at ``budget`` into ``run`` (the protocol's model, steps and seed) and score it on the
+    evaluation folder; the report."""
+    import dataclasses
+
+    from builder.train import heldout, loop
+    from builder.train.probe import deterministic
+
+    if arm not in ARMS:
+        raise ConfigError(f"unknown arm {arm!r}; valid: {', '.join(ARMS)}")
+    budget_dir = str(Path(prepared) / f"budget-{budget}")
+    started = time.monotonic()
+    deterministic(protocol.threads)
+    if arm == "generated,budget":  # half the steps each, the second phase from the first's weights
+        warmup = max(1, protocol.warmup_steps // 2)
+        half = dataclasses.replace(protocol, steps=max(1, protocol.steps // 2), warmup_steps=warmup)
+        rest = dataclasses.replace(protocol, steps=protocol.steps - half.steps, warmup_steps=warmup)
+        loop.train(half.train_options(generated, str(run / "phase1")), progress=progress)
+        opts = dataclasses.replace(
+            rest.train_options(generated, str(run / "phase2"), (budget_dir, 1.0)), init_from=str(run / "phase1")
+        )
+        loop.train(opts, progress=progress)
+        final = run / "phase2"
+    else:
+        mix = {"budget": (budget_dir, 1.0), "budget+generated": (budget_dir, share), "budget+derived": (pooled, 1.0)}
+        if arm == "budget+derived" and not pooled:
+            raise ConfigError("the budget+derived arm needs the pooled folder (constrained.pool)")
+        if arm == "budget+generated" and not 0 < share < 1:
+            raise ConfigError(f"the budget+generated arm needs a written share in (0, 1), got {share!r}")
+        loop.train(protocol.train_options(generated, str(run), mix[arm]), progress=progress)
+        final = run
+    trained = time.monotonic()
+    evaluation = str(Path(prepared) / "eval")
+    scored = {
+        "validation": heldout.score(final, evaluation, "real", "validation", 0),
+        "test": heldout.score(final, evaluation, "real", "test", 0),
+    }
+    return {
+        "arm": arm,
+        "budget": budget,
+        "share": share if arm == "budget+generated" else None,
+        "seed": protocol.seed,
+        "protocol": dataclasses.asdict(protocol),
+        "passes": round(protocol.steps * protocol.batch_size / budget, 1),
+        **scored,
+        "seconds": {"train": round(trained - started, 1), "score": round(time.monotonic() - trained, 1)},
+    }
+
+
+def cells(report: dict) -> dict[str, float]:
+    groups = report["test"].get("by_group", {})
+    return {
+        "real validation": report["validation"]["nats_per_byte"],
+        **{f"real test: {g}": groups[g]["nats_per_byte"] for g in ("in-project", "held-out") if g in groups},
+    }
+
+
+def table(reports: list[dict]) -> dict:
+    """Per (budget, arm): each cell's mean and standard deviation over seeds. The budget+generated arm keeps the
+    share with the lower mean validation loss (the one choice; test is only read for the line kept)."""
+    lines: dict[tuple, list[dict]] = defaultdict(list)
+    for r in reports:
+        lines[(r["budget"], r["arm"], r["share"])].append(r)
+    best = {}
+    for (budget, arm, share), runs in lines.items():
+        if arm == "budget+generated":
+            v = statistics.fmean(cells(r)["real validation"] for r in runs)
+            if budget not in best or v < best[budget][1]:
+                best[budget] = (share, v)
+    out = []
+    for (budget, arm, share), runs in sorted(lines.items(), key=lambda kv: (kv[0][0], ARMS.index(kv[0][1]))):
+        if arm == "budget+generated" and share != best[budget][0]:
+            continue
+        seeds = sorted(r["seed"] for r in runs)
+        values = {c: [cells(r)[c] for r in runs if c in cells(r)] for c in CELLS}
+        out.append(
+            {
+                "budget": budget,
+                "passes": runs[0]["passes"],
+                "arm": arm,
+                "share": share,
+                "seeds": seeds,
+                "cells": {
+                    c: {
+                        "mean": round(statistics.fmean(v), 4),
+                        "sd": round(statistics.stdev(v), 4) if len(v) > 1 else None,
+                    }
+                    for c, v in values.items()
+                    if v
+                },
+                "seconds": round(statistics.fmean(sum(r["seconds"].values()) for r in runs), 1),
+            }
+        )
+    return {"lines": out, "shares_tried": sorted({s for (_, a, s) in lines if a == "budget+generated"})}
+
+
+def markdown(summary: dict) -> str:
+    head = "| budget (passes) | arm | seeds | " + " | ".join(CELLS) + " |"
+    rows = [head, "|" + "---|" * (len(CELLS) + 3)]
+    for ln in summary["lines"]:
+        arm = ln["arm"] + (f" (written share {ln['share']:g}, chosen on validation)" if ln["share"] else "")
+        vals = []
+        for c in CELLS:
+            cell = ln["cells"].get(c)
+            vals.append("-" if not cell else f"{cell['mean']:.4f}" + (f" ± {cell['sd']:.4f}" if cell["sd"] else ""))
+        seeds = ", ".join(map(str, ln["seeds"]))
+        rows.append(f"| {ln['budget']} ({ln['passes']:g}) | {arm} | {seeds} | " + " | ".join(vals) + " |")
+    return "\n".join(rows)

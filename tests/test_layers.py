@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1] / "builder"
 # call the sources
 LAYERS = [
     ("rng", "errors", "tolerances", "configs"),
-    ("grammar", "shipped", "schema", "standalone"),
+    ("grammar", "shipped", "derive", "schema", "standalone"),
     ("config", "folder_format"),
     ("warp_backend",),
     ("analysis",),

@@ -120,7 +120,7 @@ class DerivedRegeneration(FolderCheck):
 
     def run(self, tables) -> Result:
         from builder.derive import variants
-        from builder.warp_backend.written import emit_written
+        from builder.warp_backend.written import emit_fresh
 
         real = _real_tables(tables, self.folder)
         n = build_options(self.folder).get("num_derived")
@@ -147,7 +147,9 @@ class DerivedRegeneration(FolderCheck):
                     mismatches.append((row["id"], "python_source or transforms differ from its variant"))
                     continue
                 if v.number not in emitted:
-                    emitted[v.number] = emit_written(row["id"], v.python_source, "derived_regen", src["kernel_name"])
+                    emitted[v.number] = emit_fresh(
+                        row["id"], v.python_source, f"derived_{row['index']}", src["kernel_name"]
+                    )
                 unit = row["id"].rsplit("/", 1)[1]
                 if unit not in emitted[v.number].units or emitted[v.number].units[unit].ir != row["ir"]:
                     mismatches.append((row["id"], "ir differs from what Warp emits for its source now"))

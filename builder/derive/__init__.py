@@ -24,15 +24,18 @@ NAMES_FILE = Path(__file__).with_name(
 
 @dataclass(frozen=True)
 class DerivePolicy:
-    """How variants are drawn: the chance each kind is tried, and how many draws a variant may take before the
-    kernel is given up on (every kind it drew left it unchanged, or it equalled an earlier variant)."""
+    """How variants are drawn: the chance each kind is tried (independently; a draw of none tries one kind that
+    applies), and how many draws a variant may take before the kernel is given up on (every kind it drew left it
+    unchanged, or it equalled an earlier variant)."""
 
-    chance: float = 0.5  # each kind, independently; a draw of none tries one kind that applies
+    # precision is tried less: Warp rejected most of its variants on a sample of real train (a module constant, a
+    # struct field or a helper's argument stays float32 where the kernel's values became float64)
+    chances: tuple[tuple[str, float], ...] = tuple((k, 0.2 if k == "precision" else 0.5) for k in KINDS)
     attempts: int = 4
 
     def __post_init__(self) -> None:
-        if not 0 < self.chance <= 1:
-            raise ConfigError(f"chance must be in (0, 1], got {self.chance!r}")
+        if [k for k, _ in self.chances] != list(KINDS) or not all(0 < p <= 1 for _, p in self.chances):
+            raise ConfigError(f"chances must give each of {', '.join(KINDS)} a chance in (0, 1], got {self.chances}")
         if not isinstance(self.attempts, int) or self.attempts < 1:
             raise ConfigError(f"attempts must be a positive integer, got {self.attempts!r}")
 
@@ -76,7 +79,8 @@ def variants(
     for number in range(n):
         for attempt in range(policy.attempts):
             rng = derive_rng(seed, "train", "derived", key, number, attempt)
-            chosen = [k for k in kinds if rng.random() < policy.chance] or [rng.choice(kinds)]
+            chance = dict(policy.chances)
+            chosen = [k for k in kinds if rng.random() < chance[k]] or [rng.choice(kinds)]
             text, applied = source, []
             for kind in chosen:
                 try:

@@ -127,6 +127,32 @@ class NearIndex:
         }
 
 
+class Reference:
+    """Sources a new text must not come near (``nearest``): equal, equal once normalized, or ``similarity`` at
+    ``threshold`` or above."""
+
+    def __init__(self, pairs: Iterable[tuple[str, str]], threshold: float, num_perm: int = 128):
+        self.threshold = threshold
+        self._src = _distinct(pairs)
+        self._norm = {normalized_sha256(s): i for s, i in self._src.items()}
+        self._index = NearIndex(threshold, num_perm)
+        self._shingles = {}
+        for s, i in self._src.items():
+            self._shingles[i] = shingles(s)
+            self._index.insert(i, self._shingles[i])
+
+    def nearest(self, text: str) -> tuple[str, float] | None:
+        """(id, similarity) of the nearest reference at the threshold or nearer, else None."""
+        if text in self._src:
+            return self._src[text], 1.0
+        if (i := self._norm.get(normalized_sha256(text))) is not None:
+            return i, 1.0
+        mine = shingles(text)
+        found = [(similarity(mine, self._shingles[i]), i) for i in sorted(self._index.query(mine))]
+        best = max(((sim, i) for sim, i in found if sim >= self.threshold), default=None, key=lambda x: (x[0], x[1]))
+        return (best[1], round(best[0], 4)) if best else None
+
+
 @dataclass
 class Report:
     real: int  # real sources compared

@@ -66,6 +66,26 @@ def source_kernels(real_data: str, limit: int = 0) -> tuple[dict, ...]:
     return tuple(out)
 
 
+@cache
+def evaluated(real_data: str):
+    """real's validation and test kernels in ``real_data`` (held-out packages included), which no variant may come
+    near: an ``overlap.Reference`` at the split plan's threshold."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from builder.shipped.overlap import Reference
+    from builder.shipped.splits import POLICY
+
+    files = [
+        f for split in ("validation", "test") for f in sorted((Path(real_data) / "real").glob(f"{split}-*.parquet"))
+    ]
+    pairs = []
+    if files:
+        table = pa.concat_tables(pq.read_table(f, columns=["id", "python_source"]) for f in files)
+        pairs = list(zip(table.column("id").to_pylist(), table.column("python_source").to_pylist()))
+    return Reference(pairs, POLICY.near_jaccard)
+
+
 def evidence(verify: str) -> str:
     return "none" if verify == "none" else "compile"
 
@@ -73,19 +93,23 @@ def evidence(verify: str) -> str:
 def derived_rows(opts: BuildOptions, start: int, stop: int, dropped: Counter) -> Iterator[dict]:
     """The rows of source kernels ``start..stop-1`` (every unit of every variant), compiled together."""
     from builder.warp_backend import codegen, compilers, shipped_compile
-    from builder.warp_backend.written import emit_written
+    from builder.warp_backend.written import emit_fresh
 
     kernels = source_kernels(opts.real_data, opts.derived_kernels)[start:stop]
     verify = evidence(opts.verify)
     tc = {"warp": compilers.toolchain()["warp"], **{t: compilers.toolchain_json(t) for t in ("cuda", "cpu")}}
     names = list(features(opts.config))
     recs = []
+    held = evaluated(opts.real_data)
     for k, src in enumerate(kernels, start):
         for v in variants(opts.seed, src["derived_from"], src["python_source"], src["kernel_name"], opts.num_derived):
             index = k * opts.num_derived + v.number
             label = f"derived/train/{opts.seed}/{index}"
+            if held.nearest(v.python_source) is not None:  # the split plan keeps its source apart; a variant may not
+                dropped["near a real validation or test kernel"] += len(UNITS)
+                continue
             try:
-                written = emit_written(label, v.python_source, f"derived_{index}", src["kernel_name"])
+                written = emit_fresh(label, v.python_source, f"derived_{index}", src["kernel_name"])
             except WarpRejected as exc:
                 dropped[f"Warp rejects the variant: {exc.message.split(':')[0]}"] += len(UNITS)
                 continue

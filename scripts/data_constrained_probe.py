@@ -1,6 +1,6 @@
 """The data-constrained probe's commands (``builder.train.constrained``): where written code is scarce.
 
-    python scripts/data_constrained_probe.py prepare --real-data REAL --out PROBE
+    python scripts/data_constrained_probe.py prepare --real-data REAL --data GEN --out PROBE
     warp-cuda-ir build --configs derived --real-data PROBE/budget-B --verify none --out PROBE/derived-B
     python scripts/data_constrained_probe.py pool --prepared PROBE --budget B
     python scripts/data_constrained_probe.py run --prepared PROBE --data GEN --arm ARM --budget B --seed S \
@@ -25,9 +25,10 @@ from builder.errors import ConfigError
 from builder.train import constrained
 from builder.train.probe import Protocol
 
-# 60 steps of 8 rows (480 seen): budgets of 30 and 120 rows are passed over 16 and 4 times. A context of 2,048
-# (rows longer are cut in training and left out of scoring) keeps a run near five minutes on one thread.
-PROTOCOL = Protocol(steps=60, max_length=2048, max_prompt=512, warmup_steps=10)
+# 40 steps of 8 rows (320 seen): budgets of 20 and 80 rows are passed over 16 and 4 times. A context of 2,048
+# (rows longer are cut in training and left out of scoring) and one tokenizer for every run keep a run near five
+# minutes on one thread of the 2-core machine.
+PROTOCOL = Protocol(steps=40, max_length=2048, max_prompt=512, warmup_steps=8)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = p.add_subparsers(dest="command", required=True)
     prep = sub.add_parser("prepare", help="write the evaluation samples and the budgets")
     prep.add_argument("--real-data", required=True)
+    prep.add_argument("--data", required=True, help="generated cpu folder (the tokenizer is trained on it)")
     prep.add_argument("--out", required=True)
     pool = sub.add_parser("pool", help="pool a budget with its derived rows (PROBE/derived-B) into PROBE/pooled-B")
     pool.add_argument("--prepared", required=True)
@@ -53,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         if args.command == "prepare":
-            print(json.dumps(constrained.prepare(args.real_data, args.out), indent=1))
+            print(json.dumps(constrained.prepare(args.real_data, args.data, PROTOCOL, args.out), indent=1))
         elif args.command == "pool":
             root = Path(args.prepared)
             out = constrained.pool(

@@ -2,10 +2,12 @@
 
 Both sides are read with Python's own tokenizer so any shipped source can be read. Exact: equal source or equal
 normalized form (identifiers by order of first appearance, literals as ``N``: what the generated splits are keyed
-on; ``builder.grammar.normalize``). Near (``similarity``): the larger Jaccard similarity of two views of token
-5-grams, each of which survives an inserted or renamed identifier, which the order-of-first-appearance form does
-not (one inserted name renumbers every later one):
+on; ``builder.grammar.normalize``). Near (``similarity``): the largest Jaccard similarity of three views of token
+5-grams:
 
+- identifiers renamed by order of first appearance, literals as ``N`` (the only view until package 4.8.0): a
+  renamed identifier leaves it as it was, but one inserted name renumbers every later one (warp's two
+  ``jacobi_iter``, equal but for ``@wp.kernel(enable_backward=False)``, scored 0.10 and straddled the splits);
 - names kept as written, literals as ``N``: a decorator argument added, two statements swapped or a constant
   changed leave most 5-grams as they were;
 - every identifier one class token ``ID``: a renamed parameter or local leaves every 5-gram as it was. Only for
@@ -72,11 +74,12 @@ class Shingles:
     """The two views of a source that ``similarity`` compares (``classed`` empty for a short source)."""
 
     named: frozenset[str]
+    ordered: frozenset[str]
     classed: frozenset[str]
 
     @property
-    def views(self) -> tuple[frozenset[str], frozenset[str]]:
-        return self.named, self.classed
+    def views(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+        return self.named, self.ordered, self.classed
 
 
 def _grams(toks: list[str], k: int = SHINGLE) -> frozenset[str]:
@@ -89,7 +92,9 @@ def shingles(source: str) -> Shingles:
     classed = _normalize(toks, {}, "", identifiers="class")[0]
     long_enough = sum(1 for t in classed if t.strip()) >= CLASS_MIN_TOKENS
     return Shingles(
-        _grams(_normalize(toks, {}, "", identifiers="keep")[0]), _grams(classed) if long_enough else frozenset()
+        _grams(_normalize(toks, {}, "", identifiers="keep")[0]),
+        _grams(_normalize(toks, {}, "", identifiers="order")[0]),
+        _grams(classed) if long_enough else frozenset(),
     )
 
 
@@ -98,10 +103,11 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def similarity(a: Shingles, b: Shingles) -> float:
-    """How near two sources are: the Jaccard similarity of their token 5-grams with names kept, or of their shapes
-    (identifiers as one class, long sources only) where that is at least ``CLASS_JACCARD``."""
+    """How near two sources are: the Jaccard similarity of their token 5-grams with names kept or renamed by order
+    of appearance, or of their shapes (identifiers as one class, long sources only) where that is at least
+    ``CLASS_JACCARD``."""
     shape = _jaccard(a.classed, b.classed)
-    return max(_jaccard(a.named, b.named), shape if shape >= CLASS_JACCARD else 0.0)
+    return max(_jaccard(a.named, b.named), _jaccard(a.ordered, b.ordered), shape if shape >= CLASS_JACCARD else 0.0)
 
 
 class NearIndex:
@@ -111,10 +117,7 @@ class NearIndex:
         from datasketch import MinHash, MinHashLSH
 
         self._minhash = lambda sh: _minhash(sh, num_perm, MinHash)
-        self._lsh = (
-            MinHashLSH(threshold=threshold, num_perm=num_perm),
-            MinHashLSH(threshold=threshold, num_perm=num_perm),
-        )
+        self._lsh = tuple(MinHashLSH(threshold=threshold, num_perm=num_perm) for _ in Shingles.__dataclass_fields__)
 
     def insert(self, key: str, sh: Shingles) -> None:
         for lsh, view in zip(self._lsh, sh.views, strict=True):

@@ -37,8 +37,8 @@ SHARES = (0.25, 0.5)  # the written (budget) share of the budget+generated arm; 
 class Budgets:
     """What the evaluation folder and the budgets hold: the sizes, and the seed of every draw (never a run's)."""
 
-    budgets: tuple[int, ...] = (30, 120)  # at 60 steps of 8 (480 rows seen): passes of 16 and 4
-    eval_rows: int = 150  # rows per scored sample: validation, test in-project, test held-out
+    budgets: tuple[int, ...] = (20, 80)  # at 40 steps of 8 (320 rows seen): passes of 16 and 4
+    eval_rows: int = 100  # rows per scored sample: validation, test in-project, test held-out
     draw_seed: int = 0
 
     def __post_init__(self) -> None:
@@ -101,10 +101,13 @@ def write_folder(out: Path, config: str, splits: dict) -> Path:
     return out
 
 
-def prepare(real: str, out: str, budgets: Budgets = Budgets()) -> dict:
-    """Write ``out/eval`` (the scored samples) and ``out/budget-B`` per budget from the built ``real`` folder; the
-    record of what was drawn."""
+def prepare(real: str, generated: str, protocol, out: str, budgets: Budgets = Budgets()) -> dict:
+    """Write ``out/eval`` (the scored samples) and ``out/budget-B`` per budget from the built ``real`` folder, and
+    ``out/tokenizer.json``, the protocol's tokenizer trained once on ``generated`` (every run loads it); the record
+    of what was drawn."""
     import pyarrow.compute as pc
+
+    from builder.train import tokenizer
 
     root, real_dir = Path(out), Path(real)
     if root.exists():
@@ -123,9 +126,12 @@ def prepare(real: str, out: str, budgets: Budgets = Budgets()) -> dict:
     record["eval"] |= {f"test {g}": min(budgets.eval_rows, t.num_rows) for g, t in by_group.items()}
     for rows in budgets.budgets:
         drawn = draw_budget(train, rows, budgets.draw_seed)
-        write_folder(root / f"budget-{rows}", "real", {"train": drawn})
+        # real's validation and test beside the budget: what a derived build keeps its variants away from
+        write_folder(root / f"budget-{rows}", "real", {"train": drawn, "validation": validation, "test": test})
         mods = sorted({p.rsplit(":", 1)[0] for p in drawn.column("source_path").to_pylist()})
         record["budgets"][rows] = {"rows": drawn.num_rows, "modules": mods}
+    tok = tokenizer.train_on_split(generated, "cpu", protocol.vocab_size, protocol.tokenizer_rows)
+    tok.save(str(root / "tokenizer.json"))
     (root / "prepared.json").write_text(json.dumps(record, indent=1) + "\n")
     return record
 
@@ -168,13 +174,15 @@ def run_arm(
     if arm not in ARMS:
         raise ConfigError(f"unknown arm {arm!r}; valid: {', '.join(ARMS)}")
     budget_dir = str(Path(prepared) / f"budget-{budget}")
+    shared = str(Path(prepared) / "tokenizer.json")
     started = time.monotonic()
     deterministic(protocol.threads)
     if arm == "generated,budget":  # half the steps each, the second phase from the first's weights
         warmup = max(1, protocol.warmup_steps // 2)
         half = dataclasses.replace(protocol, steps=max(1, protocol.steps // 2), warmup_steps=warmup)
         rest = dataclasses.replace(protocol, steps=protocol.steps - half.steps, warmup_steps=warmup)
-        loop.train(half.train_options(generated, str(run / "phase1")), progress=progress)
+        first = dataclasses.replace(half.train_options(generated, str(run / "phase1")), tokenizer=shared)
+        loop.train(first, progress=progress)
         opts = dataclasses.replace(
             rest.train_options(generated, str(run / "phase2"), (budget_dir, 1.0)), init_from=str(run / "phase1")
         )
@@ -186,7 +194,8 @@ def run_arm(
             raise ConfigError("the budget+derived arm needs the pooled folder (constrained.pool)")
         if arm == "budget+generated" and not 0 < share < 1:
             raise ConfigError(f"the budget+generated arm needs a written share in (0, 1), got {share!r}")
-        loop.train(protocol.train_options(generated, str(run), mix[arm]), progress=progress)
+        opts = dataclasses.replace(protocol.train_options(generated, str(run), mix[arm]), tokenizer=shared)
+        loop.train(opts, progress=progress)
         final = run
     trained = time.monotonic()
     evaluation = str(Path(prepared) / "eval")

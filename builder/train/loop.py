@@ -54,6 +54,8 @@ def _start(opts: TrainOptions, run: Path, progress: Callable[[str], None]):
         first = checkpoint.latest(Path(opts.init_from))
         progress(f"starting from the weights of {first}")
         tok, net = tokenizer.load(first / "tokenizer.json"), model.load(first)
+    elif opts.tokenizer:
+        tok, net = tokenizer.load(opts.tokenizer), None
     else:
         progress(f"training the BPE tokenizer ({opts.model.vocab_size} tokens) on {opts.config}/train")
         tok = tokenizer.train_on_split(opts.data, opts.config, opts.model.vocab_size, opts.tokenizer_rows)

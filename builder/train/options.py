@@ -67,6 +67,8 @@ class TrainOptions:
     weight_decay: float = _opt(0.01, "AdamW weight decay")
     buffer_size: int = _opt(256, "shuffle buffer of the streamed train split, in rows (0: stream order)")
     tokenizer_rows: int = _opt(0, "train rows the BPE tokenizer is trained on (0: the whole train split)")
+    # runs that must share one tokenizer (the probes) train it once: the same bytes as training it again
+    tokenizer: str = _opt("", "use this tokenizer.json instead of training one on --data")
     # a fraction of the data at the same steps shows what more data buys (the same first rows for every seed)
     train_rows: int = _opt(0, "train on the first N rows of the train split, in stored order (0: every row)")
     # written kernels beside the generated ones: the real-train config's rows of the same target and pass, drawn in

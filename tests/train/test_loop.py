@@ -69,3 +69,22 @@ def test_resume_refuses_other_training_options(tiny, tmp_path):
         loop.train(_opts(tiny, tmp_path / "run", lr=0.5), resume=True, progress=_quiet)
     with pytest.raises(FileExistsError, match="pass --resume"):
         loop.train(_opts(tiny, tmp_path / "run"), progress=_quiet)
+
+
+def test_a_second_phase_starts_from_the_first_phase_weights_and_tokenizer(tiny, tmp_path):
+    import torch
+
+    from builder.train import model, tokenizer
+
+    loop.train(_opts(tiny, tmp_path / "one", max_steps=3), progress=_quiet)
+    first = checkpoint.latest(tmp_path / "one")
+    second = _opts(tiny, tmp_path / "two", max_steps=3, seed=1, init_from=str(tmp_path / "one"))
+    state = loop.prepare(second, resume=False, progress=_quiet)
+    trained = model.load(first).state_dict()
+    assert all(torch.equal(v, trained[k]) for k, v in state.model.state_dict().items())
+    assert state.step == 0 and state.tokenizer.to_str() == tokenizer.load(first / "tokenizer.json").to_str()
+    # a shared tokenizer file is used as it is, not trained again
+    shared = _opts(tiny, tmp_path / "three", max_steps=3, tokenizer=str(first / "tokenizer.json"))
+    assert loop.prepare(shared, resume=False, progress=_quiet).tokenizer.to_str() == state.tokenizer.to_str()
+    with pytest.raises(ConfigError, match="neither a checkpoint nor a run folder"):
+        loop.prepare(_opts(tiny, tmp_path / "four", init_from=str(tmp_path / "missing")), False, _quiet)

@@ -28,7 +28,7 @@ _S, _B, _I64, _I32, _F64, _BIN = (datasets.Value(t) for t in ("string", "bool", 
 
 FIELDS: dict[str, tuple[object, str]] = {
     "id": (_S, "Stable row id: CONFIG/SPLIT/SEED/INDEX."),
-    "config": (_S, "Config name (cuda-forward, cuda-backward, cpu, gpu-verified, real, standalone)."),
+    "config": (_S, "Config name (cuda-forward, cuda-backward, cpu, gpu-verified, real, derived, standalone)."),
     "seed": (_I64, "Build seed; with split and index it regenerates the row exactly."),
     "split": (_S, "train, validation or test."),
     "index": (_I64, "Row index within its split."),

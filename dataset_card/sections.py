@@ -10,6 +10,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from builder import GENERATOR_VERSION
+from builder.configs import spec
 from builder.folder_format import infer_categories
 from builder.grammar.policy import CATEGORIES
 from builder.schema import CONFIGS, FIELD_DOCS, FIELDS, SHIPPED_CONFIGS, SPLITS, columns
@@ -104,11 +105,19 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, request) -> str:
         counts = {sp: len(fs) for cfg_files in generated.values() for sp, fs in cfg_files.items()}
         shards = _shard_flag({s: (n, counts[s]) for s, n in zip(SPLITS, sizes) if s in counts})
     cmd = [f"warp-cuda-ir build --configs {','.join(configs)}"]
+    derived = [c for c in configs if spec(c).derived]
     if any(c not in SHIPPED_CONFIGS for c in configs):  # the shipped configs have no seed, sizes or categories
         cmd[0] += f" --seed {seed}"
+    if any(c not in SHIPPED_CONFIGS and c not in derived for c in configs):
         cmd.append(f"--num-train {sizes[0]} --num-validation {sizes[1]} --num-test {sizes[2]}")
         if tuple(cats) != tuple(CATEGORIES):
             cmd.append(f"--categories {','.join(cats)}")
+    if derived:  # variants of a built real folder's train kernels: that folder, how many, of how many kernels
+        defaults = BuildOptions("derived")
+        flags = [f"--real-data {real.real_data or 'REAL_FOLDER'}"]
+        flags += [f"--num-derived {real.num_derived}"] if real.num_derived != defaults.num_derived else []
+        flags += [f"--derived-kernels {real.derived_kernels}"] if real.derived_kernels else []
+        cmd.append(" ".join(flags))
     if any(c in SHIPPED_CONFIGS for c in configs):
         defaults = BuildOptions(real.config).real_sources
         if real.real_sources != defaults:

@@ -24,10 +24,9 @@ def real_folder(folder: Path | None) -> Path | None:
     """Where the derived rows' source kernels are: the folder's manifest's ``real_data``, absolute or relative to
     the folder's parent or the working directory."""
     named = build_options(folder).get("real_data") or ""
-    for path in (Path(named), folder.parent / named, Path.cwd() / named):
-        if named and (path / "real").is_dir():
-            return path
-    return None
+    if not named:
+        return None
+    return next((p for p in (Path(named), folder.parent / named, Path.cwd() / named) if (p / "real").is_dir()), None)
 
 
 def build_options(folder: Path | None) -> dict:

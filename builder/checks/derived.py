@@ -55,17 +55,21 @@ def _real_tables(tables: dict, folder: Path | None) -> dict[str, pa.Table]:
     return out
 
 
-class DerivedDecontamination(FolderCheck):
-    """No derived kernel equals, or is a near copy of (``overlap.similarity`` >= the split plan's threshold), a
-    kernel of ``real``'s validation or test split (the held-out packages included); fails naming each pair."""
-
-    name = "derived_decontamination"
+class _DerivedCheck(FolderCheck):
+    """A check of the derived rows, handed the folder they are in (its manifest names their real folder)."""
 
     def __init__(self, folder: Path | None = None):
         self.folder = folder
 
     def applies(self, tables) -> bool:
         return any(spec(c).derived for c in tables)
+
+
+class DerivedDecontamination(_DerivedCheck):
+    """No derived kernel equals, or is a near copy of (``overlap.similarity`` >= the split plan's threshold), a
+    kernel of ``real``'s validation or test split (the held-out packages included); fails naming each pair."""
+
+    name = "derived_decontamination"
 
     def run(self, tables) -> Result:
         real = _real_tables(tables, self.folder)
@@ -105,17 +109,11 @@ def _distinct(table: pa.Table) -> list[dict]:
     return out
 
 
-class DerivedRegeneration(FolderCheck):
+class DerivedRegeneration(_DerivedCheck):
     """Every derived row's source is the variant its seed, index and source row give (``builder.derive``), and its
     ``ir`` what Warp emits for that source now: a derived config regenerates as a generated one does."""
 
     name = "derived_regeneration"
-
-    def __init__(self, folder: Path | None = None):
-        self.folder = folder
-
-    def applies(self, tables) -> bool:
-        return any(spec(c).derived for c in tables)
 
     def run(self, tables) -> Result:
         from builder.derive import variants

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from builder.warp_backend.codegen import CUDA_ARCH
 from builder.warp_backend.compile_units import compile_units, ptx_entries, ptx_stats
 
 
@@ -22,6 +23,15 @@ class CompileJob:
     ptx_instructions: int = 0
     ptx_registers: int = 0
     error: str = ""
+
+    def evidence(self, toolchain: str) -> dict:
+        """A compiled job's evidence columns for its row: compiled, the target, ``toolchain`` (the row's target's
+        JSON), and for CUDA its entry's PTX and counts."""
+        cuda = self.target == "cuda"
+        out = {"compiled": True, "compile_target": f"sm_{CUDA_ARCH}" if cuda else "cpu", "toolchain": toolchain}
+        if cuda:
+            out |= {"ptx": self.ptx, "ptx_instructions": self.ptx_instructions, "ptx_registers": self.ptx_registers}
+        return out
 
 
 def compile_jobs(jobs: list[CompileJob], batch_size: int = 12) -> None:

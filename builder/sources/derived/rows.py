@@ -154,14 +154,5 @@ def derived_rows(opts: BuildOptions, start: int, stop: int, dropped: Counter) ->
             if not job.compiled:
                 dropped[job.error.split(":")[0] + " failed"] += 1
                 continue
-            cuda = rec["target"] == "cuda"
-            rec["compiled"] = True
-            rec["compile_target"] = f"sm_{codegen.CUDA_ARCH}" if cuda else "cpu"
-            rec["toolchain"] = tc[rec["target"]]
-            if cuda:
-                rec["ptx"], rec["ptx_instructions"], rec["ptx_registers"] = (
-                    job.ptx,
-                    job.ptx_instructions,
-                    job.ptx_registers,
-                )
+            rec |= job.evidence(tc[rec["target"]])
         yield {k: rec[k] for k in names}

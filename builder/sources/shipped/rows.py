@@ -259,31 +259,16 @@ def _finish(
         shipped_compile.compile_jobs(jobs)
     kept = set()
     for mod, config, rec, job in recs:
-        cuda = rec["target"] == "cuda"
         if verify == "compile":
             if not job.compiled:
                 summary.rows_skipped[job.error.split(":")[0] + " failed"] += 1
                 continue
-            rec["compiled"] = True
-            rec["compile_target"] = f"sm_{codegen_arch()}" if cuda else "cpu"
-            rec["toolchain"] = tc[rec["target"]]
-            if cuda:
-                rec["ptx"], rec["ptx_instructions"], rec["ptx_registers"] = (
-                    job.ptx,
-                    job.ptx_instructions,
-                    job.ptx_registers,
-                )
+            rec |= job.evidence(tc[rec["target"]])
         summary.rows[f"{mod.source}/{config}"] += 1
         if rec["id"].rsplit("/", 1)[0] not in kept:
             kept.add(rec["id"].rsplit("/", 1)[0])
             summary.kernels[mod.source] += 1
         yield {k: rec[k] for k in names}
-
-
-def codegen_arch() -> int:
-    from builder.warp_backend import codegen
-
-    return codegen.CUDA_ARCH
 
 
 def report(summary: Summary, config: str = "real", stream=None) -> None:

@@ -230,11 +230,15 @@ def table(reports: list[dict]) -> dict:
     for r in reports:
         lines[(r["budget"], r["arm"], r["share"])].append(r)
     best = {}
-    for (budget, arm, share), runs in lines.items():
-        if arm == "budget+generated":
-            v = statistics.fmean(cells(r)["real validation"] for r in runs)
-            if budget not in best or v < best[budget][1]:
-                best[budget] = (share, v)
+    for budget in {b for b, a, _ in lines if a == "budget+generated"}:
+        tried = {s: runs for (b, a, s), runs in lines.items() if b == budget and a == "budget+generated"}
+        # on the seeds every share was run with (the choice is made before the other seeds are run)
+        common = set.intersection(*({r["seed"] for r in runs} for runs in tried.values()))
+        score = {
+            s: statistics.fmean(cells(r)["real validation"] for r in runs if r["seed"] in common)
+            for s, runs in tried.items()
+        }
+        best[budget] = (min(score, key=lambda s: (score[s], s)), score)
     out = []
     for (budget, arm, share), runs in sorted(lines.items(), key=lambda kv: (kv[0][0], ARMS.index(kv[0][1]))):
         if arm == "budget+generated" and share != best[budget][0]:
@@ -270,7 +274,8 @@ def markdown(summary: dict) -> str:
         vals = []
         for c in CELLS:
             cell = ln["cells"].get(c)
-            vals.append("-" if not cell else f"{cell['mean']:.4f}" + (f" ± {cell['sd']:.4f}" if cell["sd"] else ""))
+            sd = f" ± {cell['sd']:.4f}" if cell and cell["sd"] is not None else ""
+            vals.append("-" if not cell else f"{cell['mean']:.4f}{sd}")
         seeds = ", ".join(map(str, ln["seeds"]))
         rows.append(f"| {ln['budget']} ({ln['passes']:g}) | {arm} | {seeds} | " + " | ".join(vals) + " |")
     return "\n".join(rows)

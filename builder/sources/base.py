@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 class RowSource(ABC):
     name: ClassVar[str]  # the value of Shard.source for this source's shards
     configs: ClassVar[tuple[str, ...]]
-    # rows are a pure function of (seed, split, index): validate regenerates every one of them
+    # rows are a pure function of their seed and coordinates ((seed, split, index); derived rows: with the real row
+    # they vary): validate regenerates every one of them
     regenerates: ClassVar[bool]
     # a row's module_source is the whole unit Warp's public pipeline writes for its reference (``public_reference``)
     whole_unit: ClassVar[bool] = True

@@ -24,7 +24,7 @@ KERNELS_PER_SHARD = 24  # source kernels a shard varies (about 100 variants, 300
 class DerivedSource(RowSource):
     name = "derived"
     configs = names(derived=True)
-    regenerates = False  # regenerated from the real rows it names (``decontam.Regeneration``), not from a seed alone
+    regenerates = True  # from its seed, index and the real row it names (``checks.derived.DerivedRegeneration``)
     shared_shards = False
     whole_unit = False  # a row's unit holds its kernel alone, emitted as real's are
 

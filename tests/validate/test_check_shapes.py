@@ -31,7 +31,11 @@ def test_every_source_hands_out_its_folder_checks_in_the_folder_check_shape():
         assert isinstance(check, FolderCheck), check
         assert list(inspect.signature(type(check).run).parameters) == ["self", "tables"], check
     names = {source: sorted(c.name for c in checks) for source, checks in owned.items()}
-    assert names == {"generated": ["determinism", "standalone_run"], "shipped": ["decontamination"]}
+    assert names == {
+        "generated": ["determinism", "standalone_run"],
+        "shipped": ["decontamination"],
+        "derived": ["derived_decontamination", "derived_regeneration"],
+    }
 
 
 def test_every_source_check_has_the_config_check_shape():

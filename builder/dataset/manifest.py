@@ -26,14 +26,14 @@ BUILDER = "warp-cuda-ir"  # the manifest's "builder": the folder is one this too
 
 
 def build_key(request: BuildRequest) -> str:
-    """Names the build's staging folder under --resume: only a run with the same options, generator and recorded
-    split of the written kernels reuses it (a regrouped ``real`` puts kernels in other splits: no shard is kept)."""
+    """Names the build's staging folder under --resume: only a run with the same options, generator, recorded
+    split of the written kernels and derived kernels' names reuses it (a regrouped ``real`` puts kernels in other
+    splits, a rewritten ``names.json`` renames derived kernels: no shard is kept)."""
+    from builder.derive import NAMES_FILE
     from builder.shipped.splits import GROUPS_FILE
 
-    groups = hashlib.sha256(GROUPS_FILE.read_bytes()).hexdigest()
-    doc = json.dumps(
-        {"generator_version": GENERATOR_VERSION, "split_groups": groups, **request.public()}, sort_keys=True
-    )
+    inputs = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in (GROUPS_FILE, NAMES_FILE)}
+    doc = json.dumps({"generator_version": GENERATOR_VERSION, **inputs, **request.public()}, sort_keys=True)
     return hashlib.sha256(doc.encode()).hexdigest()[:12]
 
 

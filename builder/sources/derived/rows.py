@@ -5,8 +5,8 @@ The source kernels are the ``cpu`` rows of a built folder's ``real`` train split
 (a generic kernel's overloads share one source), in stored order; kernel ``k`` of that list gives rows of index
 ``k * num_derived + v`` for its variant ``v``, so an index names the same variant in a build of any size. A row
 inherits its source row's package, version, licence, copyright and path, and names the row (``derived_from``), the
-transformations (``transforms``) and the build's seed. A variant Warp rejects, or whose unit does not compile, is
-left out and counted by reason.
+transformations (``transforms``) and the build's seed. A variant Warp rejects, whose unit does not compile, or
+that comes near a kernel of real's validation or test split (``evaluated``) is left out and counted by reason.
 """
 
 from __future__ import annotations

@@ -111,7 +111,11 @@ FIELDS: dict[str, tuple[object, str]] = {
     "source_sha256": (_S, "SHA-256 of python_source."),
     "ir_sha256": (_S, "SHA-256 of ir."),
     "normalized_sha256": (_S, "SHA-256 of the program with identifiers and literals normalized (dedup key)."),
-    "verify": (_S, "Verification level the row was built with: none, compile or execute."),
+    "verify": (
+        _S,
+        "Verification level the row was built with: none, compile or execute (derived: the level the row reached;"
+        " execute only where its run passed every execution check).",
+    ),
     "compiled": (
         _B,
         "The row's module compiled for its target (NVRTC sm_90 PTX, or Warp's CPU compiler); a generated module's"
@@ -131,9 +135,17 @@ FIELDS: dict[str, tuple[object, str]] = {
     ),
     "ptx_instructions": (_I32, "PTX instructions in that entry point."),
     "ptx_registers": (_I32, "PTX virtual registers declared in that entry point (not physical registers)."),
-    "executed": (_B, "The kernel (and its adjoint) ran on the CPU with seeded inputs."),
-    "outputs_finite": (_B, "All outputs finite."),
-    "outputs_nondegenerate": (_B, "Every output changed from its initial value and is not constant."),
+    "executed": (
+        _B,
+        "The kernel (and its adjoint) ran on the CPU with seeded inputs. derived: in Warp's debug build, on inputs"
+        " built from the argument types (null: an argument cannot be built from its type; false: Warp raised or a"
+        " bounds check failed).",
+    ),
+    "outputs_finite": (_B, "All outputs finite (derived: every float array after the launches)."),
+    "outputs_nondegenerate": (
+        _B,
+        "Every output changed from its initial value and is not constant (derived: each launch changed some array).",
+    ),
     "grads_finite": (_B, "All input gradients of the backward pass finite."),
     "output_checksum": (_S, "Checksum of the outputs (5 significant digits)."),
     "grad_checksum": (_S, "Checksum of the input gradients (unit output adjoints)."),
@@ -221,8 +233,8 @@ def columns(config: str) -> tuple[str, ...]:
     drop = set(STANDALONE_ONLY)
     if spec.shipped:
         drop |= set(GENERATED_ONLY + EXEC_FIELDS + GPU_FIELDS + DERIVED_ONLY)
-    elif spec.derived:  # a written kernel's columns, its seed and index, and what it was derived from
-        drop |= set(GENERATED_ONLY[2:] + EXEC_FIELDS + GPU_FIELDS) | {"split_group"}
+    elif spec.derived:  # a written kernel's columns, its seed and index, what it was derived from, its run's evidence
+        drop |= set(GENERATED_ONLY[2:] + EXEC_FIELDS[4:] + GPU_FIELDS) | {"split_group"}
     else:
         drop |= set(REAL_ONLY + DERIVED_ONLY) | (set() if spec.gpu else set(GPU_FIELDS))
     if not spec.ptx:

@@ -28,6 +28,7 @@ from builder.evaluate.predictions import Prediction
 from builder.evaluate.splice import splice
 from builder.grammar.sample import sample
 from builder.schema import drawn_from_seed
+from builder.shipped.launches import launch_ndim
 
 NO_GPU = "not run: no GPU"
 BODY_FREE = "the reference's result does not depend on the function body"
@@ -211,7 +212,7 @@ class Evaluator:
     def _trials(self, row: dict) -> list[trials.Trial]:
         if row["id"] not in self.trials:
             if not drawn_from_seed(row["config"]):
-                ndim = trials.launch_ndim(row["python_source"], row["kernel_name"])
+                ndim = launch_ndim(row["python_source"], row["kernel_name"])
                 self.trials[row["id"]] = trials.real(row, ndim, self.n_trials)
             else:
                 self.trials[row["id"]] = trials.generated(row, self._program(row), self.n_trials)

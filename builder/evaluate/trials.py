@@ -12,17 +12,14 @@ Pure Python: the child that runs a trial (``builder.warp_backend.trial_run``) re
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, replace
 
 from builder.errors import ConfigError
 from builder.grammar.program import Param, Program
 from builder.rng import derive_rng, stable_int
+from builder.shipped.launches import trial_size
 
 DEFAULT = 4
-# threads per launch dimension of a shipped kernel's trials (its launch size is not recorded); every array
-# argument gets the trial's size in each of its dimensions, so a thread's own element always exists
-REAL_SIZES = {1: 16, 2: 8, 3: 4, 4: 3}
 
 
 @dataclass(frozen=True)
@@ -100,23 +97,9 @@ def real(row: dict, ndim: int, n: int) -> list[Trial]:
     """``n`` seeded trials of a shipped kernel launched over ``ndim`` equal dimensions; the last one smaller
     in all of them (its arrays shrink with it)."""
     key = kernel_id(row["id"])
-    size = REAL_SIZES.get(ndim, 2)
+    size = trial_size(ndim)
     out = [Trial(stable_int(key, "inputs", "trial", k), (size,) * ndim) for k in range(n)]
     if n > 1:
         (last,) = smaller((size,), derive_rng(key, "inputs", "trial", n - 1, "launch"))
         out[-1] = replace(out[-1], launch=(last,) * ndim)
     return out
-
-
-def launch_ndim(source: str, kernel_name: str) -> int:
-    """How many thread indices the kernel unpacks from ``wp.tid()`` (1 when it takes one or none)."""
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.FunctionDef) and node.name == kernel_name:
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Assign) and _is_tid(sub.value) and isinstance(sub.targets[0], ast.Tuple):
-                    return len(sub.targets[0].elts)
-    return 1
-
-
-def _is_tid(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tid"

@@ -1,5 +1,6 @@
 """What a shipped module's source says about its kernels without importing it: the ``block_dim`` it launches a tile
-kernel with (Warp learns it only at launch), and the kernels only a factory makes (defined inside a function).
+kernel with (Warp learns it only at launch), the kernels only a factory makes (defined inside a function), and how
+many thread indices a kernel takes (the shape of the launches it is run with, ``trial_size``).
 """
 
 from __future__ import annotations
@@ -72,3 +73,28 @@ def nested_kernel_defs(module_source: str) -> list[str]:
             if node is not outer and isinstance(node, ast.FunctionDef) and "kernel" in decorator_names(node):
                 nested[id(node)] = node
     return [n.name for n in sorted(nested.values(), key=lambda n: n.lineno)]
+
+
+# threads per launch dimension of a shipped kernel's trials (its launch size is not recorded); every array
+# argument gets the trial's size in each of its dimensions, so a thread's own element always exists
+_TRIAL_SIZES = {1: 16, 2: 8, 3: 4, 4: 3}
+
+
+def trial_size(ndim: int) -> int:
+    """Threads per dimension of a trial launch over ``ndim`` dimensions (a written kernel's, in the evaluator and
+    in a derived row's execution)."""
+    return _TRIAL_SIZES.get(ndim, 2)
+
+
+def launch_ndim(source: str, kernel_name: str) -> int:
+    """How many thread indices the kernel unpacks from ``wp.tid()`` (1 when it takes one or none)."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and node.name == kernel_name:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Assign) and _is_tid(sub.value) and isinstance(sub.targets[0], ast.Tuple):
+                    return len(sub.targets[0].elts)
+    return 1
+
+
+def _is_tid(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tid"

@@ -28,14 +28,15 @@ class Shard:
     modules: tuple[str, ...] = ()  # real shards: the dotted names of their shipped modules
     source: str = "generated"  # the row source that writes it (builder.sources)
     # real shards: the bytes of its modules' files, what the time left weighs a shard by (its rows are unknown until
-    # built). Replayed on the log of the 41 min 58 s real build at package 4.7.0, shards finishing in plan order, the
-    # time left was within 25% at 53 of 83 lines by bytes, 16 by kernels defined, 9 by shards (docs/real.md)
+    # built); derived shards: the kernels they vary. Replayed on the log of the 41 min 58 s real build at package
+    # 4.7.0, shards finishing in plan order, the time left was within 25% at 53 of 83 lines by bytes, 16 by kernels
+    # defined, 9 by shards (docs/real.md)
     weight: int = 0
 
     @property
     def rows(self) -> int:
-        """Rows of each config this shard writes (a shipped shard's row count is known only once it is built)."""
-        return 0 if self.modules else self.stop - self.start
+        """Rows of each config this shard writes (a shipped or derived shard's count is known only once built)."""
+        return 0 if self.modules or self.weight else self.stop - self.start
 
     def filename(self) -> str:
         return shard_name(self.split, self.index, self.count)

@@ -91,7 +91,7 @@ def _one(source: str, block_dim: int, folder: Path, cache: Path) -> dict[str, st
     else:
         (folder / SOURCE_FILE).write_text(source)
         sys.path.insert(0, str(folder))
-        module = importlib.import_module(Path(SOURCE_FILE).stem)
+        module = _program_module(importlib.import_module(Path(SOURCE_FILE).stem))
     if block_dim:
         wp.set_module_options({"block_dim": block_dim}, module)
     warp_dir = str(Path(wp.__file__).resolve().parent)
@@ -124,6 +124,22 @@ def _shipped_kernel_module(name: str, key: str):
             if k.key == key and getattr(k.func, "__module__", None) == name:
                 return wm
     raise LookupError(f"no kernel {key!r} in {name}")
+
+
+def _program_module(module):
+    """What a user's launch of the program's kernels builds: the Python module's own Warp module, or, when its
+    kernels name another (``@wp.kernel(module="name")``, as a written kernel of a ``derived`` row may), that one."""
+    import warp as wp
+    from warp._src import context
+
+    if wp.get_module(module.__name__).kernels:
+        return module
+    others = [
+        wm
+        for wm in list(context.user_modules.values())
+        if any(getattr(k.func, "__module__", None) == module.__name__ for k in wm.kernels.values())
+    ]
+    return others[0] if len(others) == 1 else module
 
 
 def _kernel_hashes(module) -> set[str]:

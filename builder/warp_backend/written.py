@@ -6,6 +6,12 @@ Warp's process-wide function numbers when first imported: in a process that impo
 ``compute_full_dynamics_derivative`` became ``_0`` where a fresh process (a user's, Warp's public pipeline) writes
 ``_1``. ``emit_fresh`` therefore emits each source in a child forked for it, with Warp's numbering reset, as a fresh
 process would.
+
+``execute_fresh`` runs the kernel on the CPU, also in a forked child: on inputs built from its argument types
+(``shipped_inputs``, as the evaluator runs ``real`` rows), compiled by Warp in debug mode, whose bounds checks end
+the process on an out-of-range access instead of reading another array's memory. A child that dies that way only
+marks the variant not executed. With one precompiled header per build process (``pch_dir``) a variant's debug
+compile and launches take about 0.35 s.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import multiprocessing as mp
 from dataclasses import dataclass
 
+import numpy as np
 from warp._src import types as wp_types
 
 from builder.configs import UNITS
@@ -76,6 +83,98 @@ def emit_fresh(label: str, source: str, module_name: str, kernel_name: str, time
         if status != "ok":
             raise WarpRejected(*value)
         return value
+    finally:
+        recv.close()
+        if child.is_alive():
+            child.kill()
+        child.join()
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What running a written kernel on built inputs showed; ``executed`` is None when an argument cannot be built
+    from its type (``reason`` says which), False when Warp raised or the child died (a failed bounds check)."""
+
+    executed: bool | None
+    outputs_finite: bool | None = None
+    outputs_nondegenerate: bool | None = None
+    grads_finite: bool | None = None
+    reason: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """Ran, and left finite, changed outputs and finite gradients: the evidence of a generated execute row."""
+        return bool(self.executed and self.outputs_finite and self.outputs_nondegenerate and self.grads_finite)
+
+
+def assess(arrays: dict[str, np.ndarray], trials: int) -> Execution:
+    """Judge ``trial_run.run``'s arrays: finite (every float array after the forward launch), non-degenerate (each
+    trial's launch changed some array) and finite gradients. Which arrays a written kernel writes is not recorded,
+    so every array counts."""
+
+    def floats(stage: str) -> list[np.ndarray]:
+        return [v for k, v in arrays.items() if k.split("/")[1] == stage and v.dtype.kind in "fc"]
+
+    changed = [
+        any(
+            not np.array_equal(arrays[k], arrays[k.replace("/out/", "/pre/", 1)], equal_nan=True)
+            for k in arrays
+            if k.startswith(f"{t}/out/")
+        )
+        for t in range(trials)
+    ]
+    return Execution(
+        True,
+        all(np.isfinite(v).all() for v in floats("out")),
+        all(changed),
+        all(np.isfinite(v).all() for v in floats("grad")),
+    )
+
+
+def _run_child(conn, source: str, kernel_name: str, arg_types: list[str], backward: bool, trials, pch_dir) -> None:
+    from builder.errors import NotEvaluable
+    from builder.warp_backend import splice_run
+
+    try:
+        codegen.reset_function_numbering()
+        if pch_dir:
+            splice_run.share_pch_dir(pch_dir)
+        row = {"python_source": source, "kernel_name": kernel_name, "arg_types": arg_types}
+        conn.send(("ok", assess(splice_run.real_run(row, None, "cpu", backward, trials), len(trials))))
+    except NotEvaluable as exc:
+        conn.send(("ok", Execution(None, reason=f"inputs: {exc}")))
+    except BaseException as exc:  # noqa: BLE001 - any failure to run is the evidence: not executed
+        conn.send(("ok", Execution(False, reason=f"{type(exc).__name__}: {str(exc)[:200]}")))
+    finally:
+        conn.close()
+
+
+def execute_fresh(
+    source: str,
+    kernel_name: str,
+    arg_types: list[str],
+    backward: bool,
+    trials: list,
+    pch_dir: str | None = None,
+    timeout: float = 120.0,
+) -> Execution:
+    """Run ``source``'s kernel (its overload of ``arg_types``) and its adjoint if ``backward`` on each trial
+    (``seed``, ``launch``) in a forked child (see the module docstring)."""
+    codegen.init()
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    args = (send, source, kernel_name, list(arg_types), backward, trials, pch_dir)
+    child = ctx.Process(target=_run_child, args=args, daemon=True)
+    child.start()
+    send.close()
+    try:
+        if not recv.poll(timeout):
+            return Execution(False, reason=f"TimeoutError: ran over {timeout:.0f} s")
+        try:
+            return recv.recv()[1]
+        except EOFError:
+            child.join(10)
+            return Execution(False, reason=f"ChildProcessError: exit code {child.exitcode} (a failed bounds check)")
     finally:
         recv.close()
         if child.is_alive():

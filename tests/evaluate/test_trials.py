@@ -9,6 +9,7 @@ from builder.evaluate import trials
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
 from builder.rng import stable_int
+from builder.shipped.launches import launch_ndim
 from builder.warp_backend.verify import input_seed
 
 
@@ -71,8 +72,8 @@ def test_launch_ndim_reads_the_unpacked_thread_indices():
     src = (
         "import warp as wp\n\n@wp.kernel\ndef k(a: wp.array2d(dtype=float)):\n    i, j = wp.tid()\n    a[i, j] = 1.0\n"
     )
-    assert trials.launch_ndim(src, "k") == 2
-    assert trials.launch_ndim(src.replace("i, j = wp.tid()", "i = wp.tid()\n    j = 0"), "k") == 1
+    assert launch_ndim(src, "k") == 2
+    assert launch_ndim(src.replace("i, j = wp.tid()", "i = wp.tid()\n    j = 0"), "k") == 1
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5])

@@ -23,7 +23,7 @@ def folders(tmp_path_factory):
     argv = ["build", "--configs", "real", "--real-sources", "warp-jsb,warp-nn", "--verify", "none", "--out", str(real)]
     assert main(argv) == 0
     out = root / "derived"
-    argv = ["build", "--configs", "derived", "--real-data", str(real), "--verify", "compile", "--out", str(out)]
+    argv = ["build", "--configs", "derived", "--real-data", str(real), "--out", str(out)]  # --verify execute
     assert main(argv) == 0
     return real, out
 
@@ -42,6 +42,19 @@ def test_it_loads_with_datasets_and_names_its_sources(folders):
     assert doc["options"]["real_data"] == str(real) and doc["options"]["num_derived"] == 5
     card = (out / "README.md").read_text()
     assert f"--configs derived --seed 0 \\\n    --real-data {real}" in card  # the command that builds it again
+
+
+def test_variants_run_where_their_inputs_can_be_built_and_say_the_level_they_reached(folders):
+    _, out = folders
+    rows = pa.concat_tables(pq.read_table(f) for f in (out / "derived").glob("train-*.parquet")).to_pylist()
+    ran = [r for r in rows if r["verify"] == "execute"]
+    assert ran, "no variant of warp-jsb's kernels ran"
+    assert all(r["executed"] and r["outputs_finite"] and r["outputs_nondegenerate"] and r["grads_finite"] for r in ran)
+    assert {r["verify"] for r in rows} <= {"compile", "execute"} and all(r["compiled"] for r in rows)
+    by_variant: dict[str, set] = {}
+    for r in rows:  # a variant runs once: its units carry the same evidence
+        by_variant.setdefault(r["id"].rsplit("/", 1)[0], set()).add((r["verify"], r["executed"]))
+    assert all(len(v) == 1 for v in by_variant.values())
 
 
 def test_validate_passes_and_fails_on_a_planted_copy_of_a_real_test_kernel(folders, tmp_path):

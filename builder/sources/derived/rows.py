@@ -7,21 +7,34 @@ The source kernels are the ``cpu`` rows of a built folder's ``real`` train split
 inherits its source row's package, version, licence, copyright and path, and names the row (``derived_from``), the
 transformations (``transforms``) and the build's seed. A variant Warp rejects, whose unit does not compile, or
 that comes near a kernel of real's validation or test split (``evaluated``) is left out and counted by reason.
+
+Under ``--verify execute`` (the default) each variant whose units compiled also runs on the CPU
+(``written.execute_fresh``) on two trials of inputs built from its argument types, seeded by its label; its rows
+carry that run's evidence, and ``verify`` says the level a row reached: ``execute`` only where the run passed
+every check (ran, finite and changed outputs, finite gradients), ``compile`` otherwise. A variant that cannot run
+(an argument of a type inputs cannot be built for, a failed bounds check) keeps its rows: compiling is the
+evidence ``real``'s own rows carry.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 from builder import GENERATOR_VERSION
 from builder.config import BuildOptions
 from builder.configs import UNITS
 from builder.derive import variants
 from builder.errors import ConfigError, WarpRejected
+from builder.rng import stable_int
 from builder.schema import features
+from builder.shipped.launches import launch_ndim, trial_size
 from builder.shipped.overlap import builtins, normalized_sha256
 from builder.sources.columns import source_columns, unit_columns
 
@@ -86,20 +99,52 @@ def evaluated(real_data: str):
     return Reference(pairs, POLICY.near_jaccard)
 
 
-def evidence(verify: str) -> str:
-    return "none" if verify == "none" else "compile"
+TRIALS = 2  # input trials a variant runs on, each with its own seed (one set of inputs can hide a fault)
+
+
+class Trial(NamedTuple):
+    seed: int
+    launch: tuple[int, ...]
+
+
+def trials(label: str, python_source: str, kernel_name: str) -> list[Trial]:
+    """The trials a variant runs on: seeds from its label, every launch dimension ``trial_size`` threads."""
+    ndim = launch_ndim(python_source, kernel_name)
+    return [Trial(stable_int(label, "inputs", "trial", k), (trial_size(ndim),) * ndim) for k in range(TRIALS)]
+
+
+@contextmanager
+def _pch_dir(evidence_dir: str | None):
+    """A folder for Warp's precompiled CPU header, built once (about 5 s) and reused by every variant's debug
+    compile: one per process in the build's scratch folder (removed with the build), else a temporary one."""
+    if evidence_dir:
+        path = os.path.join(evidence_dir, f"pch-{os.getpid()}")
+        os.makedirs(path, exist_ok=True)
+        yield path
+    else:
+        with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_pch_") as path:
+            yield path
+
+
+def _execution_columns(run) -> dict:
+    return {
+        "executed": run.executed,
+        "outputs_finite": run.outputs_finite,
+        "outputs_nondegenerate": run.outputs_nondegenerate,
+        "grads_finite": run.grads_finite,
+    }
 
 
 def derived_rows(opts: BuildOptions, start: int, stop: int, dropped: Counter) -> Iterator[dict]:
     """The rows of source kernels ``start..stop-1`` (every unit of every variant), compiled together."""
     from builder.warp_backend import codegen, compilers, shipped_compile
-    from builder.warp_backend.written import emit_fresh
+    from builder.warp_backend.written import Execution, emit_fresh, execute_fresh
 
     kernels = source_kernels(opts.real_data, opts.derived_kernels)[start:stop]
-    verify = evidence(opts.verify)
+    verify = opts.verify
     tc = {"warp": compilers.toolchain()["warp"], **{t: compilers.toolchain_json(t) for t in ("cuda", "cpu")}}
     names = list(features(opts.config))
-    recs = []
+    variant_recs: list[list[tuple[dict, shipped_compile.CompileJob]]] = []
     held = evaluated(opts.real_data)
     for k, src in enumerate(kernels, start):
         for v in variants(opts.seed, src["derived_from"], src["python_source"], src["kernel_name"], opts.num_derived):
@@ -113,6 +158,7 @@ def derived_rows(opts: BuildOptions, start: int, stop: int, dropped: Counter) ->
             except WarpRejected as exc:
                 dropped[f"Warp rejects the variant: {exc.message.split(':')[0]}"] += len(UNITS)
                 continue
+            recs = []
             for unit, emitted in written.units.items():
                 u = UNITS[unit]
                 rec = {
@@ -133,26 +179,46 @@ def derived_rows(opts: BuildOptions, start: int, stop: int, dropped: Counter) ->
                     "warp_version": tc["warp"],
                     "generator_version": GENERATOR_VERSION,
                     "normalized_sha256": normalized_sha256(v.python_source),
-                    "verify": verify,
+                    "verify": "none" if verify == "none" else "compile",
                     "compiled": None,
                     "compile_target": None,
                     "toolchain": None,
                     "ptx": None,
                     "ptx_instructions": None,
                     "ptx_registers": None,
+                    **_execution_columns(Execution(None)),
                     "derived_from": src["derived_from"],
                     "transforms": list(v.transforms),
                     **{c: src[c] for c in ("source_path", "package", "package_version", "license", "copyright")},
                     "qualified_name": src["qualified_name"],
                 }
-                job = shipped_compile.CompileJob(u.target, emitted.tu, (emitted.entry,))
-                recs.append((rec, job))
-    if verify == "compile":
-        shipped_compile.compile_jobs([job for _, job in recs])
-    for rec, job in recs:
-        if verify == "compile":
-            if not job.compiled:
-                dropped[job.error.split(":")[0] + " failed"] += 1
-                continue
-            rec |= job.evidence(tc[rec["target"]])
-        yield {k: rec[k] for k in names}
+                recs.append((rec, shipped_compile.CompileJob(u.target, emitted.tu, (emitted.entry,))))
+            variant_recs.append(recs)
+    if verify == "none":
+        for recs in variant_recs:
+            yield from ({k: rec[k] for k in names} for rec, _ in recs)
+        return
+    shipped_compile.compile_jobs([job for recs in variant_recs for _, job in recs])
+    with _pch_dir(opts.evidence_dir) as pch:
+        for recs in variant_recs:
+            kept = []
+            for rec, job in recs:
+                if not job.compiled:
+                    dropped[job.error.split(":")[0] + " failed"] += 1
+                    continue
+                kept.append(rec | job.evidence(tc[rec["target"]]))
+            if verify == "execute" and len(kept) == len(recs):  # a variant runs once, for all its units
+                first = kept[0]
+                label = first["id"].rsplit("/", 1)[0]
+                backward = any(rec["pass"] == "backward" for rec in kept)
+                run = execute_fresh(
+                    first["python_source"],
+                    first["kernel_name"],
+                    first["arg_types"],
+                    backward,
+                    trials(label, first["python_source"], first["kernel_name"]),
+                    pch,
+                )
+                level = "execute" if run.passed else "compile"
+                kept = [rec | _execution_columns(run) | {"verify": level} for rec in kept]
+            yield from ({k: rec[k] for k in names} for rec in kept)

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 import datasets
 
 from builder import GENERATOR_VERSION
-from builder.config import BuildOptions, user_fields
+from builder.build_options import BuildOptions, user_fields
 from builder.configs import CONFIGS, DEFAULT_CONFIGS, spec
 from builder.schema import features
 from builder.sources import source_named, source_of

@@ -71,7 +71,7 @@ def example(splits: dict[str, list[Path]], cfg: str) -> str:
 
 def regenerate(per_config: dict[str, pa.Table], files: dict, request) -> str:
     """The build command that makes these files again (``per_config``: the generated configs' statistics)."""
-    from builder.config import BuildOptions
+    from builder.build_options import BuildOptions
 
     configs = list(per_config) + [c for c in SHIPPED_CONFIGS if c in files]
     real = BuildOptions("real")  # the real config's own options, read off the build when it is known
@@ -131,7 +131,7 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, request) -> str:
 def _shard_flag(found: dict[str, tuple[int, int]]) -> str:
     """The flag that reproduces the shard counts found, ``{split: (size, shards)}``: shard boundaries depend only
     on a split's size and its shard count, so matching the counts pins the bytes."""
-    from builder.config import BuildOptions
+    from builder.build_options import BuildOptions
 
     def per_rows(rps: int) -> bool:
         return all(k == -(-n // rps) for n, k in found.values())

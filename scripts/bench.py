@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.configs import UNITS
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample

@@ -14,7 +14,7 @@ import argparse
 import sys
 import time
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.sources.drawn.records import generated_rows
 from builder.validate.fidelity import differences, reference_key
 from builder.warp_backend import public

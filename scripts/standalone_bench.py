@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from multiprocessing import get_context
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.grammar.sample import sample
 from builder.sources.drawn import standalone_rows
 from builder.warp_backend import codegen, verify

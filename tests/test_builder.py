@@ -1,6 +1,6 @@
 import pytest
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.errors import ConfigError, GPURequired
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
@@ -97,7 +97,7 @@ def test_gpu_verified_refuses_without_a_gpu(tmp_path):
 
 
 def test_a_build_request_is_one_set_of_options_for_several_configs():
-    from builder.config import BuildOptions, BuildRequest
+    from builder.build_options import BuildOptions, BuildRequest
     from builder.errors import ConfigError
 
     req = BuildRequest.of("cpu,real", num_train=3, seed=5)

@@ -7,7 +7,7 @@ Regenerate (only on a deliberate generator or Warp change, with a generator_vers
 import json
 from pathlib import Path
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.sources.drawn.records import generated_rows
 
 GOLDEN = Path(__file__).parent / "golden" / "rows.json"

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1] / "builder"
 LAYERS = [
     ("rng", "errors", "tolerances", "configs"),
     ("grammar", "shipped", "derive", "schema", "standalone"),
-    ("config", "folder_format"),
+    ("build_options", "folder_format"),
     ("warp_backend",),
     ("analysis",),
     ("checks",),
@@ -68,7 +68,14 @@ def test_no_import_reaches_up(path):
 
 CARD = ROOT.parent / "dataset_card"
 # the card renders from the folder's rows and the shared definitions: it loads neither Warp nor the build
-CARD_MAY_IMPORT = ("builder.analysis", "builder.config", "builder.grammar", "builder.folder_format", "builder.schema")
+CARD_MAY_IMPORT = (
+    "builder.analysis",
+    "builder.build_options",
+    "builder.configs",
+    "builder.grammar",
+    "builder.folder_format",
+    "builder.schema",
+)
 CARD_MAY_IMPORT += ("builder.shipped", "builder.tolerances", "builder.GENERATOR_VERSION")
 
 

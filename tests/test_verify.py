@@ -218,7 +218,7 @@ def test_executed_struct_programs_release_their_modules():
 
 
 def test_kernels_without_an_adjoint_have_no_backward_rows():
-    from builder.config import BuildOptions
+    from builder.build_options import BuildOptions
     from builder.sources.drawn.records import generated_rows
 
     index = next(i for i in range(300) if not sample(23, "train", i, CATEGORIES).program.backward)
@@ -254,7 +254,7 @@ def test_tile_units_built_for_their_block_dim_compile_beside_others():
 
 
 def test_tile_rows_record_the_block_dim_their_units_are_built_for():
-    from builder.config import BuildOptions
+    from builder.build_options import BuildOptions
     from builder.sources.drawn.records import generated_rows
 
     def first(config):

@@ -7,7 +7,7 @@ import re
 import sys
 
 from builder import configs
-from builder.config import BuildOptions, BuildRequest, cli_default, user_fields
+from builder.build_options import BuildOptions, BuildRequest, cli_default, user_fields
 from builder.errors import ConfigError
 from builder.schema import CONFIGS, SPLITS
 from builder.sources import source_of

@@ -20,7 +20,7 @@ import shutil
 import uuid
 from pathlib import Path
 
-from builder.config import BuildRequest
+from builder.build_options import BuildRequest
 from builder.dataset import manifest
 from builder.dataset.shards import DONE
 from builder.dataset.storage import TMP_SUFFIX, FsspecStore, LocalStore, is_url, local_path

@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from builder.config import BuildRequest
+from builder.build_options import BuildRequest
 from builder.configs import spec
 from builder.dataset import chatter, faults, interrupts, manifest
 from builder.dataset.destination import open_destination

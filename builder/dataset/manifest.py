@@ -14,7 +14,7 @@ import hashlib
 import json
 
 from builder import GENERATOR_VERSION
-from builder.config import BuildRequest
+from builder.build_options import BuildRequest
 from builder.dataset.renumber import is_empty, planned
 from builder.dataset.shards import DONE, record_path
 from builder.folder_format import MANIFEST
@@ -54,7 +54,7 @@ def read(store) -> dict | None:
 def repair_command(folder: str, doc: dict | None) -> str:
     """The command that rebuilds a finished folder's missing or broken shards, and only those, with the options its
     manifest records (``--resume`` on a finished folder of the same options repairs it in place)."""
-    from builder.config import cli_default, user_fields
+    from builder.build_options import cli_default, user_fields
 
     if doc is None or not isinstance(doc.get("options"), dict):
         return f"warp-cuda-ir build --out {folder} --overwrite (with the options it was built with)"

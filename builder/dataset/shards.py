@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.dataset import faults, interrupts
 from builder.dataset.progress import Heartbeat
 from builder.dataset.storage import open_store

@@ -11,7 +11,7 @@ schema's columns); none of them branches on a config's name.
 
 from __future__ import annotations
 
-from builder.config import BuildOptions, BuildRequest
+from builder.build_options import BuildOptions, BuildRequest
 from builder.schema import CONFIGS
 from builder.sources.base import RowSource
 from builder.sources.derived import DerivedSource

@@ -14,8 +14,8 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
+    from builder.build_options import BuildOptions
     from builder.checks.base import Check, FolderCheck, FolderCheckSettings
-    from builder.config import BuildOptions
     from builder.sources.plan import Shard
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.folder_format import shard_name
 
 

@@ -5,9 +5,9 @@ import sys
 
 import pytest
 
+from builder.build_options import BuildOptions, cli_default, user_fields
 from builder.cli import main
 from builder.commands.build import request_from
-from builder.config import BuildOptions, cli_default, user_fields
 from tests.dataset.helpers import SMALL, env_for, leftovers, run, start
 
 

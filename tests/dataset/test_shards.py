@@ -7,8 +7,8 @@ import time
 import fsspec
 import pytest
 
+from builder.build_options import BuildOptions
 from builder.cli import main
-from builder.config import BuildOptions
 from builder.sources import plan
 from tests.dataset.helpers import SMALL, leftovers, run, start
 

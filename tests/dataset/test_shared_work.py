@@ -26,7 +26,7 @@ def test_configs_built_together_write_the_files_each_writes_built_alone(tmp_path
 def test_rows_left_out_are_counted_by_reason_in_the_shard_summary_and_reported(capsys):
     """Seed 0's train program 174 has an output its inputs leave constant: it is left out, and the shard's summary
     (what a build's report reads, resumed shards included) says why, per config."""
-    from builder.config import BuildOptions
+    from builder.build_options import BuildOptions
     from builder.sources.drawn import GeneratedSource
     from builder.sources.plan import Shard
 
@@ -61,7 +61,7 @@ def test_what_a_build_left_out_is_in_its_manifest_its_card_and_its_last_lines(tm
 def test_a_shard_builds_its_cpu_evidence_once_in_batches_across_its_chunks(monkeypatch):
     """The CPU build and run of a shard's programs is made once, for all of them (not chunk by chunk, where programs
     defining the same name filled small batches), and every row gets the evidence a build of its chunk alone got."""
-    from builder.config import BuildOptions
+    from builder.build_options import BuildOptions
     from builder.sources.drawn import GeneratedSource, records
     from builder.sources.plan import Shard
     from builder.warp_backend import verify

@@ -13,8 +13,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from builder.build_options import BuildOptions
 from builder.cli import main
-from builder.config import BuildOptions
 from builder.evaluate import baselines
 from builder.evaluate.functional import BODY_FREE, NO_GPU
 from builder.evaluate.mutants import mutants

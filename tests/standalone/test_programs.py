@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from builder.build_options import BuildOptions
 from builder.checks.standalone import differs
-from builder.config import BuildOptions
 from builder.grammar.sample import sample
 from builder.sources.drawn import standalone_rows
 from builder.standalone import host, toolchain

@@ -7,7 +7,7 @@ into its kernel cache, with only the normalizations ``public.normalize`` documen
 
 import pytest
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.grammar.policy import CATEGORIES
 from builder.sources.drawn.records import generated_rows
 from builder.sources.shipped.rows import Sample, shipped_rows

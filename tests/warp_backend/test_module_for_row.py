@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
 from builder.schema import TARGETS

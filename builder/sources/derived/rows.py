@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from builder import GENERATOR_VERSION
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.configs import UNITS
 from builder.derive import variants
 from builder.errors import ConfigError, WarpRejected

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
+from builder.build_options import BuildOptions
 from builder.checks.base import FolderCheckSettings
 from builder.checks.dead_code import Live
 from builder.checks.evidence import BuiltinCoverage, CategoryBalance, Verification
@@ -18,7 +19,6 @@ from builder.checks.ids import DuplicatesAcrossSplits, DuplicatesWithinSplit, Un
 from builder.checks.near_duplicates import NearDuplicates
 from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
 from builder.checks.standalone import StandaloneEvidence, StandaloneRun, StandaloneText
-from builder.config import BuildOptions
 from builder.configs import ConfigSpec, spec
 from builder.errors import GPURequired
 from builder.schema import GENERATED_CONFIGS, SPLITS

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from builder import GENERATOR_VERSION
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.errors import GeneratorBug
 from builder.grammar.program import Program
 from builder.grammar.sample import Drawn

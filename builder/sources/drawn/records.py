@@ -6,7 +6,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterator
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.configs import spec
 from builder.grammar.program import Program
 from builder.grammar.sample import Drawn, sample

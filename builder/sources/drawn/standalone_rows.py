@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.schema import project
 from builder.sources.base import count_dropped
 from builder.sources.drawn.program_row import emit_program, leave_out, program_fields, row_label

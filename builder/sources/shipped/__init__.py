@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from builder.build_options import BuildOptions
 from builder.checks.base import FolderCheckSettings
 from builder.checks.evidence import BuiltinCoverage, Verification
 from builder.checks.ids import UniqueIds
 from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
 from builder.checks.splits import SplitIsolation
-from builder.config import BuildOptions
 from builder.configs import names
 from builder.sources.base import RowSource, count_dropped
 from builder.sources.plan import Shard

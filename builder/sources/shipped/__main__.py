@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.configs import names
 from builder.errors import ConfigError
 from builder.grammar.sample import sample

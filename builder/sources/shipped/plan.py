@@ -10,7 +10,7 @@ from another version of a package would not be the dataset's row.
 
 from __future__ import annotations
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.configs import spec
 from builder.sources.plan import Shard
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 
 from builder import GENERATOR_VERSION
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.configs import UNITS
 from builder.errors import ConfigError
 from builder.schema import TARGETS, features

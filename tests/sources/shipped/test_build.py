@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from builder.config import BuildOptions, BuildRequest
+from builder.build_options import BuildOptions, BuildRequest
 from builder.schema import features
 from builder.sources import build_plan, plan
 from tests.dataset.helpers import env_for, leftovers, run

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.sources.shipped import ShippedSource, overload_declarations
 from builder.sources.shipped.rows import Sample, Summary, shipped_rows
 from builder.validate.fidelity import differences

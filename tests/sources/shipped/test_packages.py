@@ -124,7 +124,7 @@ def test_a_files_own_header_names_its_licence_and_copyright():
 
 
 def test_real_collects_every_package_and_real_train_is_retired():
-    from builder.config import BuildOptions
+    from builder.build_options import BuildOptions
 
     assert BuildOptions("real").shipped_sources == tuple(SOURCES)  # the default collects every package
     assert BuildOptions("real", real_sources="examples,warp-jsb").shipped_sources == ("examples", "warp-jsb/library")

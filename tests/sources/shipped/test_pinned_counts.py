@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.shipped.packages import BY_DISTRIBUTION, select
 from builder.sources.shipped.rows import Sample, Summary, shipped_rows
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from builder.config import BuildOptions
+from builder.build_options import BuildOptions
 from builder.schema import columns, features
 from builder.shipped.modules import modules
 from builder.sources.shipped.rows import Sample, Summary, shipped_rows

@@ -19,7 +19,7 @@ def real_projects(quiet: bool = False) -> dict[str, list[str]]:
     and left out)."""
     out: dict[str, list[str]] = {}
     for pkg in PACKAGES:
-        if pkg.use != "evaluation":  # real-train's packages teach; the judge compares with the projects real scores
+        if pkg.use != "evaluation":  # the training packages teach; the judge compares with the projects real scores
             continue
         if installed_version(pkg) != pkg.version:
             if not quiet:

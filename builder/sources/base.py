@@ -28,7 +28,7 @@ class RowSource(ABC):
     # a row's module_source is the whole unit Warp's public pipeline writes for its reference (``public_reference``)
     whole_unit: ClassVar[bool] = True
     # one shard writes every config of the source in the build (generated: one program, every target); False: each
-    # config has shards of its own (shipped: real and real-train collect different packages)
+    # config has shards of its own (shipped: real collects the packages' modules)
     shared_shards: ClassVar[bool] = True
 
     @abstractmethod

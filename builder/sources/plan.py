@@ -24,7 +24,7 @@ class Shard:
     count: int  # shards in this split
     start: int
     stop: int
-    config: str | None = None  # a shipped config's shard (real, real-train); None: every generated config
+    config: str | None = None  # a shipped config's shard (real); None: every generated config
     modules: tuple[str, ...] = ()  # real shards: the dotted names of their shipped modules
     source: str = "generated"  # the row source that writes it (builder.sources)
     # real shards: the bytes of its modules' files, what the time left weighs a shard by (its rows are unknown until

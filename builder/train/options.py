@@ -71,7 +71,7 @@ class TrainOptions:
     tokenizer: str = _opt("", "use this tokenizer.json instead of training one on --data")
     # a fraction of the data at the same steps shows what more data buys (the same first rows for every seed)
     train_rows: int = _opt(0, "train on the first N rows of the train split, in stored order (0: every row)")
-    # written kernels beside the generated ones: the real-train config's rows of the same target and pass, drawn in
+    # written kernels beside the generated ones: real's train split's rows of the same target and pass, drawn in
     # this share of the rows (oversampled: an epoch ends when the train split is exhausted)
     mix_config: str = _opt("", "also train on this config's train split (real), rows of --config's target")
     mix_share: float = _opt(0.0, "share of training rows drawn from --mix-config (0 < share <= 1; 1: only those)")

@@ -36,7 +36,7 @@ def public_units(
     writes them (normalized), or ``{"error": MESSAGE}`` when Warp refused the program.
 
     ``python_source`` may also be ``module:DOTTED.NAME:KERNEL``, a kernel of an installed package (a ``real`` or
-    ``real-train`` row), whose module is imported by name as its users import it, followed by lines of
+    ``real`` train row), whose module is imported by name as its users import it, followed by lines of
     ``wp.overload(...)`` declarations to run in that module after the import. ``cuda_block_dim`` is the row's
     ``block_dim`` column (0: a plain ``wp.launch``, Warp's default 256). One
     driver process serves all programs, ``workers`` (default: the CPU count) at a time; it and everything it

@@ -79,7 +79,7 @@ class ShippedSource(RowSource):
 
     def public_reference(self, row: dict) -> tuple[str, int]:
         """The shipped module, imported by name: Warp writes the unit of the module the kernel is in; with the
-        row's ``wp.overload(...)`` declarations run in it after the import (a ``real-train`` row of a generic kernel
+        row's ``wp.overload(...)`` declarations run in it after the import (a ``real`` row of a generic kernel
         its package never instantiates carries the one it was built from; the package's own are run again, which
         Warp takes as the same overload)."""
         path = row["source_path"].rsplit(":", 1)[0]

@@ -1,9 +1,9 @@
-"""Rows of the shipped configs (``real``, ``real-train``): every shipped kernel Warp can emit, for each target and
+"""Rows of the shipped configs (``real``): every shipped kernel Warp can emit, for each target and
 pass, with compile evidence.
 
 Order and ids are deterministic: sources (examples, library, tests), then modules by dotted name, then kernels by
 source line, then generic overloads by signature, then cuda-forward, cuda-backward, cpu. A row's id is
-``CONFIG/SPLIT/MODULE:KERNEL[SIGNATURE]/TARGET_CONFIG`` (``real/test/...``, ``real-train/train/...``). What could
+``CONFIG/SPLIT/MODULE:KERNEL[SIGNATURE]/TARGET_CONFIG`` (``real/test/...``). What could
 not be used (modules that need packages the build does not install, kernels Warp cannot emit, units that did not
 compile) is counted by reason in ``Summary``.
 """

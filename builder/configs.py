@@ -144,7 +144,8 @@ REGISTRY: dict[str, ConfigSpec] = {
             "derived",
             "derived",
             "Kernels derived from real's train kernels by seeded transformations (names, statement order,"
-            " precision, constants, builtins, helpers), every target and pass, labelled by Warp; train only.",
+            " precision, constants, builtins, helpers), every target and pass, labelled by Warp, compiled, and run on"
+            " the CPU where inputs can be built from the argument types; train only.",
             units=tuple(UNITS),
             splits=("train",),
             use="training",

@@ -80,6 +80,21 @@ def reset_function_numbering() -> None:
     _ctx.function_key_counts.update(_FRESH_FUNCTION_KEY_COUNTS)
 
 
+def function_numbering() -> dict[str, int]:
+    """Warp's function-numbering counts now (``set_function_numbering`` puts them back)."""
+    return dict(_ctx.function_key_counts)
+
+
+def fresh_function_numbering() -> dict[str, int]:
+    """The counts of a fresh process that only imported Warp."""
+    return dict(_FRESH_FUNCTION_KEY_COUNTS)
+
+
+def set_function_numbering(counts: dict[str, int]) -> None:
+    _ctx.function_key_counts.clear()
+    _ctx.function_key_counts.update(counts)
+
+
 def init() -> str:
     """Initialise Warp once per process, with a private kernel cache when we own the process.
 
@@ -162,17 +177,25 @@ def _source_file(source: str) -> Iterator[None]:
         linecache.cache.pop(SOURCE_FILE, None)
 
 
-def load_sources(sources: list[tuple[str, str]], module_name: str) -> tuple[_ctx.Module, list[dict]]:
-    """Execute ``(label, source)`` pairs into one Warp module; return it and each namespace."""
+def own_function_keys(source: str, keys) -> list[str]:
+    """Which of Warp's function-numbering ``keys`` name a ``@wp.func`` the source defines (a function defined in a
+    class body has a key naming the class: Mesh.find -> Mesh___find)."""
+    names = re.findall(r"@wp\.func\s*\n[ \t]*def\s+(\w+)", source)
+    return [k for name in names for k in keys if k == name or k.endswith(f"__{name}")]
+
+
+def load_sources(
+    sources: list[tuple[str, str]], module_name: str, restart_numbering: bool = True
+) -> tuple[_ctx.Module, list[dict]]:
+    """Execute ``(label, source)`` pairs into one Warp module; return it and each namespace. ``restart_numbering``
+    False: the caller has set Warp's function numbering (``written.Zygote``)."""
     init()
     namespaces = []
     for label, source in sources:
         # Warp numbers @wp.func symbols with a process-wide counter per name (falloff_0, falloff_1, ...);
         # restart it for this program's functions so the emitted code does not depend on build order.
-        # A function defined in a class body has a key naming the class (Mesh.find -> Mesh___find).
-        for name in re.findall(r"@wp\.func\s*\n[ \t]*def\s+(\w+)", source):
-            for key in [k for k in _ctx.function_key_counts if k == name or k.endswith(f"__{name}")]:
-                _ctx.function_key_counts.pop(key, None)
+        for key in own_function_keys(source, list(_ctx.function_key_counts)) if restart_numbering else ():
+            _ctx.function_key_counts.pop(key, None)
         # Struct annotations are resolved through sys.modules[cls.__module__], so the
         # namespace must be a registered module while its source runs.
         pymod = types.ModuleType(module_name)

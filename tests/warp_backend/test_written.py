@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from builder.sources.derived.rows import trials
-from builder.warp_backend.written import emit_fresh, execute_fresh
+from builder.warp_backend.written import Zygote, emit_fresh, execute_fresh, leading_imports
 
 SCALE = """import warp as wp
 
@@ -51,3 +51,63 @@ def test_an_argument_built_from_data_is_not_run(tmp_path, arg):
     written = emit_fresh("test/0", source, "t_written_ids", "scale")
     run = _run(source, "scale", written.arg_types, tmp_path)
     assert run.executed is None and "inputs" in run.reason
+
+
+PACKAGE = """import warp as wp
+
+
+@wp.func
+def helper(x: float):
+    return x + 1.0
+"""
+
+USES_PACKAGE = """import warp as wp
+from {module} import helper as theirs
+
+
+@wp.func
+def helper(x: float):
+    return x * 2.0
+
+
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = helper(a[i]) + theirs(a[i])
+"""
+
+
+def test_a_zygote_emits_each_variant_as_a_fresh_process_does(tmp_path, monkeypatch):
+    """The package numbers its ``helper`` first, so a fresh process writes the source's own as ``helper_1``; a
+    process that had imported the package before would write ``helper_0``. The zygote imports it once and still
+    writes what a fresh process writes, for every variant."""
+    module = f"t_written_pkg_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{module}.py").write_text(PACKAGE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sources = [USES_PACKAGE.format(module=module), USES_PACKAGE.format(module=module).replace("2.0", "3.0")]
+    fresh = [emit_fresh(f"test/{n}", s, f"t_written_fresh_{n}", "k") for n, s in enumerate(sources)]
+    assert "helper_1" in fresh[0].units["cpu"].ir
+    with Zygote(leading_imports(sources[0])) as zygote:
+        made = [zygote.emit(f"test/{n}", s, f"t_written_zygote_{n}", "k") for n, s in enumerate(sources)]
+    assert [w for w, _ in made] == fresh and [r for _, r in made] == [None, None]
+
+
+def test_a_zygote_runs_variants_and_outlives_one_stopped_by_a_bounds_check(tmp_path):
+    bad = SCALE.replace("a[i] * s", "a[i + 1000] * s")
+    with Zygote(leading_imports(SCALE)) as zygote:
+        runs = [
+            zygote.emit(
+                "test/0", source, f"t_written_run_{n}", "scale", (trials("test/0", source, "scale"), str(tmp_path))
+            )
+            for n, source in enumerate([SCALE, bad, SCALE])
+        ]
+    assert runs[0][1].passed and runs[2][1] == runs[0][1]
+    assert runs[1][1].executed is False and "exit code" in runs[1][1].reason
+    expected = _run(SCALE, "scale", runs[0][0].arg_types, tmp_path)
+    assert runs[0][1] == expected
+
+
+def test_leading_imports_are_only_imports_that_come_first():
+    assert leading_imports(SCALE) == "import warp as wp"
+    late = SCALE + "\nimport math\n"
+    assert leading_imports(late) == ""

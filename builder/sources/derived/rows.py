@@ -114,10 +114,13 @@ def trials(label: str, python_source: str, kernel_name: str) -> list[Trial]:
 
 
 @contextmanager
-def _pch_dir(evidence_dir: str | None):
+def _pch_dir(evidence_dir: str | None, needed: bool = True):
     """A folder for Warp's precompiled CPU header, built once (about 5 s) and reused by every variant's debug
-    compile: one per process in the build's scratch folder (removed with the build), else a temporary one."""
-    if evidence_dir:
+    compile: one per process in the build's scratch folder (removed with the build), else a temporary one; None
+    when nothing runs."""
+    if not needed:
+        yield None
+    elif evidence_dir:
         path = os.path.join(evidence_dir, f"pch-{os.getpid()}")
         os.makedirs(path, exist_ok=True)
         yield path
@@ -127,98 +130,95 @@ def _pch_dir(evidence_dir: str | None):
 
 
 def _execution_columns(run) -> dict:
-    return {
-        "executed": run.executed,
-        "outputs_finite": run.outputs_finite,
-        "outputs_nondegenerate": run.outputs_nondegenerate,
-        "grads_finite": run.grads_finite,
-    }
+    """A run's evidence columns (all null for no run)."""
+    cols = ("executed", "outputs_finite", "outputs_nondegenerate", "grads_finite")
+    return {c: getattr(run, c) if run is not None else None for c in cols}
 
 
 def derived_rows(opts: BuildOptions, start: int, stop: int, dropped: Counter) -> Iterator[dict]:
     """The rows of source kernels ``start..stop-1`` (every unit of every variant), compiled together."""
-    from builder.warp_backend import codegen, compilers, shipped_compile
-    from builder.warp_backend.written import Execution, emit_fresh, execute_fresh
+    from builder.warp_backend import compilers, shipped_compile
+    from builder.warp_backend.written import Execution, Zygote, leading_imports
 
     kernels = source_kernels(opts.real_data, opts.derived_kernels)[start:stop]
     verify = opts.verify
     tc = {"warp": compilers.toolchain()["warp"], **{t: compilers.toolchain_json(t) for t in ("cuda", "cpu")}}
     names = list(features(opts.config))
-    variant_recs: list[list[tuple[dict, shipped_compile.CompileJob]]] = []
+    variant_recs: list[tuple[list[tuple[dict, shipped_compile.CompileJob]], Execution | None]] = []
     held = evaluated(opts.real_data)
-    for k, src in enumerate(kernels, start):
-        for v in variants(opts.seed, src["derived_from"], src["python_source"], src["kernel_name"], opts.num_derived):
-            index = k * opts.num_derived + v.number
-            label = f"derived/train/{opts.seed}/{index}"
-            if held.nearest(v.python_source) is not None:  # the split plan keeps its source apart; a variant may not
-                dropped["near a real validation or test kernel"] += len(UNITS)
-                continue
-            try:
-                written = emit_fresh(label, v.python_source, f"derived_{index}", src["kernel_name"])
-            except WarpRejected as exc:
-                dropped[f"Warp rejects the variant: {exc.message.split(':')[0]}"] += len(UNITS)
-                continue
-            recs = []
-            for unit, emitted in written.units.items():
-                u = UNITS[unit]
-                rec = {
-                    "id": f"{label}/{unit}",
-                    "config": opts.config,
-                    "seed": opts.seed,
-                    "split": "train",
-                    "index": index,
-                    "category": src["category"],
-                    "kernel_name": src["kernel_name"],
-                    **source_columns(v.python_source),
-                    **unit_columns(
-                        u.target, u.pass_, emitted.ir, emitted.entry, emitted.tu, codegen.options_json(emitted.options)
-                    ),
-                    "arg_names": written.arg_names,
-                    "arg_types": written.arg_types,
-                    "builtins": builtins(v.python_source),
-                    "warp_version": tc["warp"],
-                    "generator_version": GENERATOR_VERSION,
-                    "normalized_sha256": normalized_sha256(v.python_source),
-                    "verify": "none" if verify == "none" else "compile",
-                    "compiled": None,
-                    "compile_target": None,
-                    "toolchain": None,
-                    "ptx": None,
-                    "ptx_instructions": None,
-                    "ptx_registers": None,
-                    **_execution_columns(Execution(None)),
-                    "derived_from": src["derived_from"],
-                    "transforms": list(v.transforms),
-                    **{c: src[c] for c in ("source_path", "package", "package_version", "license", "copyright")},
-                    "qualified_name": src["qualified_name"],
-                }
-                recs.append((rec, shipped_compile.CompileJob(u.target, emitted.tu, (emitted.entry,))))
-            variant_recs.append(recs)
+    with _pch_dir(opts.evidence_dir, verify == "execute") as pch:
+        for k, src in enumerate(kernels, start):
+            made = variants(opts.seed, src["derived_from"], src["python_source"], src["kernel_name"], opts.num_derived)
+            # one process imports the source's package for all its variants (written.Zygote)
+            with Zygote(leading_imports(src["python_source"])) as zygote:
+                for v in made:
+                    index = k * opts.num_derived + v.number
+                    label = f"derived/train/{opts.seed}/{index}"
+                    if held.nearest(v.python_source) is not None:  # the split plan keeps its source apart
+                        dropped["near a real validation or test kernel"] += len(UNITS)
+                        continue
+                    # the run happens now, in the process that emits the variant; its evidence counts only where
+                    # every unit compiles (below)
+                    run = (trials(label, v.python_source, src["kernel_name"]), pch) if verify == "execute" else None
+                    try:
+                        written, ran = zygote.emit(label, v.python_source, f"derived_{index}", src["kernel_name"], run)
+                    except WarpRejected as exc:
+                        dropped[f"Warp rejects the variant: {exc.message.split(':')[0]}"] += len(UNITS)
+                        continue
+                    recs = []
+                    for unit, emitted in written.units.items():
+                        rec = _record(opts, src, v, index, label, unit, emitted, written, tc, verify)
+                        recs.append((rec, shipped_compile.CompileJob(UNITS[unit].target, emitted.tu, (emitted.entry,))))
+                    variant_recs.append((recs, ran))
     if verify == "none":
-        for recs in variant_recs:
+        for recs, _ in variant_recs:
             yield from ({k: rec[k] for k in names} for rec, _ in recs)
         return
-    shipped_compile.compile_jobs([job for recs in variant_recs for _, job in recs])
-    with _pch_dir(opts.evidence_dir) as pch:
-        for recs in variant_recs:
-            kept = []
-            for rec, job in recs:
-                if not job.compiled:
-                    dropped[job.error.split(":")[0] + " failed"] += 1
-                    continue
-                kept.append(rec | job.evidence(tc[rec["target"]]))
-            if verify == "execute" and len(kept) == len(recs):  # a variant runs once, for all its units
-                first = kept[0]
-                label = first["id"].rsplit("/", 1)[0]
-                backward = any(rec["pass"] == "backward" for rec in kept)
-                run = execute_fresh(
-                    first["python_source"],
-                    first["kernel_name"],
-                    first["arg_types"],
-                    backward,
-                    trials(label, first["python_source"], first["kernel_name"]),
-                    pch,
-                )
-                level = "execute" if run.passed else "compile"
-                kept = [rec | _execution_columns(run) | {"verify": level} for rec in kept]
-            yield from ({k: rec[k] for k in names} for rec in kept)
+    shipped_compile.compile_jobs([job for recs, _ in variant_recs for _, job in recs])
+    for recs, ran in variant_recs:
+        kept = []
+        for rec, job in recs:
+            if not job.compiled:
+                dropped[job.error.split(":")[0] + " failed"] += 1
+                continue
+            kept.append(rec | job.evidence(tc[rec["target"]]))
+        if ran is not None and len(kept) == len(recs):  # a variant runs once, for all its units
+            level = "execute" if ran.passed else "compile"
+            kept = [rec | _execution_columns(ran) | {"verify": level} for rec in kept]
+        yield from ({k: rec[k] for k in names} for rec in kept)
+
+
+def _record(opts, src: dict, v, index: int, label: str, unit: str, emitted, written, tc: dict, verify: str) -> dict:
+    """A variant's row of one unit, before its compile evidence."""
+    from builder.warp_backend import codegen
+
+    u = UNITS[unit]
+    return {
+        "id": f"{label}/{unit}",
+        "config": opts.config,
+        "seed": opts.seed,
+        "split": "train",
+        "index": index,
+        "category": src["category"],
+        "kernel_name": src["kernel_name"],
+        **source_columns(v.python_source),
+        **unit_columns(u.target, u.pass_, emitted.ir, emitted.entry, emitted.tu, codegen.options_json(emitted.options)),
+        "arg_names": written.arg_names,
+        "arg_types": written.arg_types,
+        "builtins": builtins(v.python_source),
+        "warp_version": tc["warp"],
+        "generator_version": GENERATOR_VERSION,
+        "normalized_sha256": normalized_sha256(v.python_source),
+        "verify": "none" if verify == "none" else "compile",
+        "compiled": None,
+        "compile_target": None,
+        "toolchain": None,
+        "ptx": None,
+        "ptx_instructions": None,
+        "ptx_registers": None,
+        **_execution_columns(None),
+        "derived_from": src["derived_from"],
+        "transforms": list(v.transforms),
+        **{c: src[c] for c in ("source_path", "package", "package_version", "license", "copyright")},
+        "qualified_name": src["qualified_name"],
+    }

@@ -26,3 +26,15 @@ def unit_columns(target: str, pass_: str, ir: str, entry: str, module_source: st
         "ir_lines": len(ir.splitlines()),
         "ir_sha256": sha256_text(ir),
     }
+
+
+# a unit's compile evidence until it is compiled (``shipped_compile.CompileJob.evidence`` fills it; rows left at
+# --verify none keep it): real's and derived's rows start from it
+NOT_COMPILED = {
+    "compiled": None,
+    "compile_target": None,
+    "toolchain": None,
+    "ptx": None,
+    "ptx_instructions": None,
+    "ptx_registers": None,
+}

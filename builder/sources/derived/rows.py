@@ -36,7 +36,7 @@ from builder.rng import stable_int
 from builder.schema import features
 from builder.shipped.launches import launch_ndim, trial_size
 from builder.shipped.overlap import builtins, normalized_sha256
-from builder.sources.columns import source_columns, unit_columns
+from builder.sources.columns import NOT_COMPILED, source_columns, unit_columns
 
 SOURCE_COLUMNS = (
     "id",
@@ -210,12 +210,7 @@ def _record(opts, src: dict, v, index: int, label: str, unit: str, emitted, writ
         "generator_version": GENERATOR_VERSION,
         "normalized_sha256": normalized_sha256(v.python_source),
         "verify": "none" if verify == "none" else "compile",
-        "compiled": None,
-        "compile_target": None,
-        "toolchain": None,
-        "ptx": None,
-        "ptx_instructions": None,
-        "ptx_registers": None,
+        **NOT_COMPILED,
         **_execution_columns(None),
         "derived_from": src["derived_from"],
         "transforms": list(v.transforms),

@@ -25,7 +25,7 @@ from builder.shipped.modules import ShippedModule, modules, runs_code_at_import,
 from builder.shipped.overlap import builtins, normalized_sha256
 from builder.shipped.packages import REDISTRIBUTABLE, SOURCES, header
 from builder.shipped.splits import assign, group_of
-from builder.sources.columns import source_columns, unit_columns
+from builder.sources.columns import NOT_COMPILED, source_columns, unit_columns
 
 REAL_CONFIGS = tuple(UNITS)  # the units a shipped kernel gets rows of, in row order
 # seconds for one shipped module's import in its own process (kills a hung import); a loaded 2-core machine
@@ -130,12 +130,7 @@ def record(
         "generator_version": GENERATOR_VERSION,
         "normalized_sha256": normalized_sha256(kernel.python_source),
         "verify": verify,
-        "compiled": None,
-        "compile_target": None,
-        "toolchain": None,
-        "ptx": None,
-        "ptx_instructions": None,
-        "ptx_registers": None,
+        **NOT_COMPILED,
         "source_path": f"{mod.path}:{kernel.line}",
         "package": pkg.distribution,
         "package_version": pkg.version,

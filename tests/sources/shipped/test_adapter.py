@@ -98,7 +98,7 @@ def test_tile_kernel_is_specialised_for_its_block_dim():
 
 
 def test_a_skip_reason_names_no_file_of_this_machine():
-    from builder.warp_backend.shipped_import import emit_reason
+    from builder.warp_backend.shipped_results import emit_reason
 
     message = "WarpCodegenError: In function 'slot_add' at /site-packages/warp/tests/test_x.py:123:"
     assert emit_reason(message) == "WarpCodegenError: In function 'slot_add'"

@@ -7,6 +7,15 @@
         [--share W] --out REPORT.json
     python scripts/data_constrained_probe.py table REPORT.json ... --out TABLE.json
 
+The long form, where a GPU is lent: all of ``real`` train as the budget (``whole`` writes PROBE/budget-N, N its
+cpu rows), trained for ``--steps`` with a checkpoint every ``--every`` steps scored on validation, and test read at
+the checkpoint validation chose:
+
+    python scripts/data_constrained_probe.py whole --prepared PROBE --real-data REAL
+    warp-cuda-ir build --configs derived --real-data REAL --verify none --out PROBE/derived-N
+    python scripts/data_constrained_probe.py pool --prepared PROBE --budget N
+    python scripts/data_constrained_probe.py run ... --budget N --steps S --every E [--max-minutes M]
+
 REAL is a built ``real`` folder, GEN a built generated ``cpu`` folder (its train rows are the generated arm's and
 its first 2,000 give the tokenizer in every run). The protocol is fixed (``PROTOCOL``); only the seed varies.
 """
@@ -41,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     pool = sub.add_parser("pool", help="pool a budget with its derived rows (PROBE/derived-B) into PROBE/pooled-B")
     pool.add_argument("--prepared", required=True)
     pool.add_argument("--budget", type=int, required=True)
+    whole = sub.add_parser("whole", help="write PROBE/budget-N: all of real train's cpu rows (the long form)")
+    whole.add_argument("--prepared", required=True)
+    whole.add_argument("--real-data", required=True)
     run = sub.add_parser("run", help="train and score one arm at one budget and seed")
     run.add_argument("--prepared", required=True)
     run.add_argument("--data", required=True, help="generated cpu folder")
@@ -48,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--budget", type=int, required=True)
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--share", type=float, default=0.0, help="budget+generated: the written share")
+    run.add_argument("--steps", type=int, default=0, help="the long form: steps instead of the protocol's")
+    run.add_argument("--every", type=int, default=0, help="the long form: a checkpoint scored every N steps")
+    run.add_argument("--max-minutes", type=float, default=0.0, help="the long form: also stop training after M")
     run.add_argument("--out", required=True)
     tab = sub.add_parser("table", help="summarize reports")
     tab.add_argument("reports", nargs="+")
@@ -64,13 +79,26 @@ def main(argv: list[str] | None = None) -> int:
                 str(root / f"pooled-{args.budget}"),
             )
             print(out)
+        elif args.command == "whole":
+            print(constrained.whole(args.real_data, args.prepared))
         elif args.command == "run":
-            protocol = dataclasses.replace(PROTOCOL, seed=args.seed)
+            if (args.steps or args.max_minutes) and not args.every:
+                raise ConfigError("--steps and --max-minutes belong to the long form: give --every too")
+            protocol = dataclasses.replace(PROTOCOL, seed=args.seed, steps=args.steps or PROTOCOL.steps)
             pooled = str(Path(args.prepared) / f"pooled-{args.budget}")
             work = Path(tempfile.mkdtemp(prefix="constrained-"))
             try:
                 report = constrained.run_arm(
-                    args.arm, protocol, args.data, args.prepared, args.budget, work / "run", args.share, pooled
+                    args.arm,
+                    protocol,
+                    args.data,
+                    args.prepared,
+                    args.budget,
+                    work / "run",
+                    args.share,
+                    pooled,
+                    every=args.every,
+                    max_minutes=args.max_minutes,
                 )
             finally:
                 shutil.rmtree(work, ignore_errors=True)

@@ -136,6 +136,15 @@ def prepare(real: str, generated: str, protocol, out: str, budgets: Budgets = Bu
     return record
 
 
+def whole(real: str, prepared: str) -> Path:
+    """``prepared/budget-N``: every cpu row of ``real`` train (N of them), the long form's budget (the columns
+    training reads)."""
+    from builder.train.stream import COLUMNS
+
+    train = _table(Path(real), "train").select(COLUMNS)
+    return write_folder(Path(prepared) / f"budget-{train.num_rows}", "real", {"train": train})
+
+
 def pool(budget: str, derived: str, out: str) -> Path:
     """One folder whose ``real`` train split holds the budget's rows and the ``derived`` rows made from them (the
     columns training reads), so the arm draws every row alike."""
@@ -163,12 +172,19 @@ def run_arm(
     share: float = 0.0,
     pooled: str = "",
     progress=print,
+    every: int = 0,
+    max_minutes: float = 0.0,
 ) -> dict:
     """Train ``arm`` at ``budget`` into ``run`` (the protocol's model, steps and seed) and score it on the
-    evaluation folder; the report."""
+    evaluation folder; the report.
+
+    ``every`` > 0 is the long form (all of ``real`` train, where a GPU is lent): a checkpoint every ``every``
+    steps of the (last) phase, each scored on validation (the report's ``curve``), and test read once, at the
+    checkpoint validation scores lowest (``chosen_step``). ``max_minutes`` also stops training after that long
+    (the learning-rate schedule is then cut short, which the report's last step shows)."""
     import dataclasses
 
-    from builder.train import heldout, loop
+    from builder.train import checkpoint, heldout, loop
     from builder.train.probe import deterministic
 
     if arm not in ARMS:
@@ -182,11 +198,11 @@ def run_arm(
         half = dataclasses.replace(protocol, steps=max(1, protocol.steps // 2), warmup_steps=warmup)
         rest = dataclasses.replace(protocol, steps=protocol.steps - half.steps, warmup_steps=warmup)
         first = dataclasses.replace(half.train_options(generated, str(run / "phase1")), tokenizer=shared)
-        loop.train(first, progress=progress)
+        loop.train(dataclasses.replace(first, max_minutes=max_minutes / 2), progress=progress)
         opts = dataclasses.replace(
             rest.train_options(generated, str(run / "phase2"), (budget_dir, 1.0)), init_from=str(run / "phase1")
         )
-        loop.train(opts, progress=progress)
+        loop.train(_long(opts, every, max_minutes / 2), progress=progress)
         final = run / "phase2"
     else:
         mix = {"budget": (budget_dir, 1.0), "budget+generated": (budget_dir, share), "budget+derived": (pooled, 1.0)}
@@ -195,10 +211,25 @@ def run_arm(
         if arm == "budget+generated" and not 0 < share < 1:
             raise ConfigError(f"the budget+generated arm needs a written share in (0, 1), got {share!r}")
         opts = dataclasses.replace(protocol.train_options(generated, str(run), mix[arm]), tokenizer=shared)
-        loop.train(opts, progress=progress)
+        loop.train(_long(opts, every, max_minutes), progress=progress)
         final = run
     trained = time.monotonic()
     evaluation = str(Path(prepared) / "eval")
+    long_form = {}
+    if every:
+        curve = []
+        for folder in checkpoint.folders(final):
+            scored = heldout.score(folder, evaluation, "real", "validation", 0)
+            curve.append({"step": int(folder.name.removeprefix(checkpoint.PREFIX)), "validation": scored})
+        chosen = min(curve, key=lambda c: (c["validation"]["nats_per_byte"], c["step"]))
+        final = checkpoint.folders(final)[curve.index(chosen)]
+        log = checkpoint.read_log(final.parent.parent)
+        long_form = {
+            "curve": [{"step": c["step"], "validation": c["validation"]["nats_per_byte"]} for c in curve],
+            "chosen_step": chosen["step"],
+            "last_step": log[-1]["step"] if log else None,
+            "epochs_at_last_step": log[-1]["epoch"] if log else None,
+        }
     scored = {
         "validation": heldout.score(final, evaluation, "real", "validation", 0),
         "test": heldout.score(final, evaluation, "real", "test", 0),
@@ -211,8 +242,18 @@ def run_arm(
         "protocol": dataclasses.asdict(protocol),
         "passes": round(protocol.steps * protocol.batch_size / budget, 1),
         **scored,
+        **long_form,
         "seconds": {"train": round(trained - started, 1), "score": round(time.monotonic() - trained, 1)},
     }
+
+
+def _long(opts, every: int, max_minutes: float):
+    """The long form's options: every checkpoint kept, one every ``every`` steps; a time limit where one is set."""
+    import dataclasses
+
+    if not every:
+        return opts
+    return dataclasses.replace(opts, save_every=every, keep=0, max_minutes=max_minutes)
 
 
 def cells(report: dict) -> dict[str, float]:

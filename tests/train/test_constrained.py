@@ -65,3 +65,31 @@ def test_bad_budgets_and_arms_fail_clearly(tmp_path):
         constrained.Budgets(budgets=(0,))
     with pytest.raises(ConfigError, match="unknown arm 'all'"):
         constrained.run_arm("all", None, "", "", 20, tmp_path)
+
+
+def test_the_long_form_budget_is_every_cpu_train_row_with_the_columns_training_reads(tmp_path):
+    import pyarrow.parquet as pq
+
+    from builder.train.stream import COLUMNS
+
+    rows = [
+        {"id": f"real/train/m:k{i}/{t}", "python_source": "s", "target": t, "pass": "forward", "ir": "x" * i}
+        | {"source_path": f"m.py:{i}"}
+        for i in range(7)
+        for t in ("cpu", "cuda")
+    ]
+    (tmp_path / "real" / "real").mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "real" / "real" / "train-00000-of-00001.parquet")
+    out = constrained.whole(str(tmp_path / "real"), str(tmp_path / "probe"))
+    assert out.name == "budget-7"
+    written = pq.read_table(out / "real" / "train-00000-of-00001.parquet")
+    assert written.column_names == COLUMNS and set(written.column("target").to_pylist()) == {"cpu"}
+
+
+def test_the_long_form_keeps_every_checkpoint_and_the_time_limit():
+    from builder.train.options import TrainOptions
+
+    opts = TrainOptions(data="d", out="o", max_steps=100, save_every=100, keep=1)
+    assert constrained._long(opts, 0, 5.0) is opts
+    long = constrained._long(opts, 25, 5.0)
+    assert (long.save_every, long.keep, long.max_minutes, long.max_steps) == (25, 0, 5.0, 100)

@@ -93,6 +93,12 @@ class ConfigSpec:
         return self.source == "derived"
 
     @property
+    def seeded(self) -> bool:
+        """Rows carry a seed and an index and regenerate from them (generated; derived, with the real row they
+        vary), with their inputs; shipped rows carry no seed and their inputs are built from argument types."""
+        return self.source in ("generated", "derived")
+
+    @property
     def single_unit(self) -> Unit | None:
         """The one unit every row holds (a model trained on the config writes it), or None where rows differ."""
         return UNITS[self.units[0]] if len(self.units) == 1 else None
@@ -177,6 +183,16 @@ def spec(name: str) -> ConfigSpec:
         if isinstance(name, str) and name in RETIRED:
             raise ConfigError(f"config {name!r} is retired: {RETIRED[name]}") from None
         raise ConfigError(f"unknown config {name!r}; valid: {', '.join(CONFIGS)}") from None
+
+
+def ir_spec(name: str) -> ConfigSpec:
+    """The spec of ``name`` where its rows hold an ``ir`` a model can be trained on, predict and be scored on
+    (every config but standalone, whose rows hold whole programs); ``ConfigError`` for any other."""
+    found = spec(name) if name in REGISTRY else None
+    if found is None or not found.ir:
+        what = "cannot use" if found else "unknown"
+        raise ConfigError(f"{what} config {name!r}; valid: {', '.join(names(ir=True))}")
+    return found
 
 
 def names(**where) -> tuple[str, ...]:

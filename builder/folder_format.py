@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from builder.configs import CONFIGS
 from builder.grammar.policy import CATEGORIES
-from builder.schema import CONFIGS, SPLITS
+from builder.schema import SPLITS
 
 SHARD_NAME = re.compile(r"^(?P<split>[a-z]+)-(?P<index>\d{5})-of-(?P<count>\d{5})\.parquet$")
 MANIFEST = "manifest.json"

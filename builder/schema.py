@@ -10,17 +10,8 @@ from __future__ import annotations
 import datasets
 
 from builder import configs as _configs
-from builder.errors import ConfigError
 from builder.rng import SPLITS  # noqa: F401 - the split names, defined with the coordinates they are part of
 
-# views of the config registry (builder.configs), kept for the many readers of these names
-CONFIGS = _configs.CONFIGS
-# configs whose rows hold an ``ir`` (what a model writes, what ``evaluate`` scores): all but standalone
-IR_CONFIGS = _configs.names(ir=True)
-# configs whose rows are drawn programs (every config but the shipped ones); standalone is built only when asked for
-GENERATED_CONFIGS = _configs.names(generated=True)
-# configs of kernels packages ship (real: builder.shipped.splits puts each in train, validation or test)
-SHIPPED_CONFIGS = _configs.names(shipped=True)
 # (target, pass, symbol suffix of the IR function) per emitted unit (builder.configs.UNITS)
 TARGETS = {name: u.as_tuple() for name, u in _configs.UNITS.items()}
 
@@ -225,8 +216,8 @@ STANDALONE_COLUMNS = (
 
 def columns(config: str) -> tuple[str, ...]:
     """The columns ``config`` fills, in schema order: what its spec (builder.configs) says its rows hold."""
-    if config not in CONFIGS:
-        raise ValueError(f"unknown config {config!r}; valid: {', '.join(CONFIGS)}")
+    if config not in _configs.REGISTRY:
+        raise ValueError(f"unknown config {config!r}; valid: {', '.join(_configs.CONFIGS)}")
     spec = _configs.spec(config)
     if spec.programs:
         return tuple(k for k in FIELDS if k in STANDALONE_COLUMNS)
@@ -240,20 +231,6 @@ def columns(config: str) -> tuple[str, ...]:
     if not spec.ptx:
         drop |= set(PTX_FIELDS)
     return tuple(k for k in FIELDS if k not in drop)
-
-
-def drawn_from_seed(config: str) -> bool:
-    """Whether ``config``'s rows are programs drawn from ``(seed, split, index)``, which regenerate with their
-    inputs; the shipped kernels' rows (real) carry no seed: their inputs are built from argument types."""
-    return "seed" in columns(config)
-
-
-def check_ir_config(config: str) -> None:
-    """Raise ``ConfigError`` unless ``config``'s rows hold an ``ir`` a model can be trained on, predict and be scored
-    on (every config but standalone, whose rows hold whole programs)."""
-    if config not in IR_CONFIGS:
-        what = "cannot use" if config in CONFIGS else "unknown"
-        raise ConfigError(f"{what} config {config!r}; valid: {', '.join(IR_CONFIGS)}")
 
 
 def features(config: str) -> datasets.Features:

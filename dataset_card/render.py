@@ -16,9 +16,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from builder.configs import UNITS, spec
+from builder.configs import REGISTRY, UNITS, spec
 from builder.folder_format import split_files
-from builder.schema import CONFIGS, SHIPPED_CONFIGS, SPLITS, columns, drawn_from_seed
+from builder.schema import SPLITS
 from dataset_card.metadata import metadata
 from dataset_card.plots import most_common, plots
 from dataset_card.real import section as real_section
@@ -155,7 +155,7 @@ def context(
         "builder": builder_line(urls),
         "gpu_doc": builder_doc(urls, "docs/gpu-verification.md"),
         "evaluation_doc": builder_doc(urls, "docs/evaluation.md"),
-        "real_section": "\n".join(real_section(files_of[c], c) for c in shipped if c in SHIPPED_CONFIGS),
+        "real_section": "\n".join(real_section(files_of[c], c) for c in shipped if c in REGISTRY and spec(c).shipped),
         "standalone_section": standalone_section(files.get("standalone", {}), _source(repo_id)),
     }
 
@@ -171,11 +171,11 @@ def _left_out(folder: Path) -> dict | None:
 def _regenerates(config: str) -> bool:
     """Whether the config's rows are drawn from a seed: they carry it (a folder's unknown directory is taken for
     generated). The shipped kernels' rows carry none."""
-    return config not in CONFIGS or drawn_from_seed(config)
+    return config not in REGISTRY or spec(config).seeded
 
 
 def _has_ir(config: str) -> bool:
-    return config not in CONFIGS or "ir" in columns(config)
+    return config not in REGISTRY or spec(config).ir
 
 
 def _source(repo_id: str | None) -> str:

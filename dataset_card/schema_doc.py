@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from builder.configs import spec
-from builder.schema import CONFIGS, FIELDS, SPLITS, columns
+from builder.configs import CONFIGS, spec
+from builder.schema import FIELDS, SPLITS, columns
 from dataset_card.sections import schema_table
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "schema.md"

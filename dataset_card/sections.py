@@ -10,10 +10,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from builder import GENERATOR_VERSION
-from builder.configs import spec
+from builder.configs import CONFIGS, REGISTRY, spec
 from builder.folder_format import infer_categories
 from builder.grammar.policy import CATEGORIES
-from builder.schema import CONFIGS, FIELD_DOCS, FIELDS, SHIPPED_CONFIGS, SPLITS, columns
+from builder.schema import FIELD_DOCS, FIELDS, SPLITS, columns
 
 
 def share(table: pa.Table, column: str) -> float | None:
@@ -73,7 +73,7 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, request) -> str:
     """The build command that makes these files again (``per_config``: the generated configs' statistics)."""
     from builder.build_options import BuildOptions
 
-    configs = list(per_config) + [c for c in SHIPPED_CONFIGS if c in files]
+    configs = list(per_config) + [c for c in CONFIGS if spec(c).shipped and c in files]
     real = BuildOptions("real")  # the real config's own options, read off the build when it is known
     if request:
         o = request.options
@@ -101,14 +101,14 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, request) -> str:
         train = train if train.num_rows else t
         cats = infer_categories(train.column("index").to_pylist(), train.column("category").to_pylist())
         verify = (t.column("verify").to_pylist() or ["execute"])[0]
-        generated = {cfg: fs for cfg, fs in files.items() if cfg not in SHIPPED_CONFIGS}
+        generated = {cfg: fs for cfg, fs in files.items() if not _shipped(cfg)}
         counts = {sp: len(fs) for cfg_files in generated.values() for sp, fs in cfg_files.items()}
         shards = _shard_flag({s: (n, counts[s]) for s, n in zip(SPLITS, sizes) if s in counts})
     cmd = [f"warp-cuda-ir build --configs {','.join(configs)}"]
     derived = [c for c in configs if spec(c).derived]
-    if any(c not in SHIPPED_CONFIGS for c in configs):  # the shipped configs have no seed, sizes or categories
+    if any(not _shipped(c) for c in configs):  # the shipped configs have no seed, sizes or categories
         cmd[0] += f" --seed {seed}"
-    if any(c not in SHIPPED_CONFIGS and c not in derived for c in configs):
+    if any(not _shipped(c) and c not in derived for c in configs):
         cmd.append(f"--num-train {sizes[0]} --num-validation {sizes[1]} --num-test {sizes[2]}")
         if tuple(cats) != tuple(CATEGORIES):
             cmd.append(f"--categories {','.join(cats)}")
@@ -118,7 +118,7 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, request) -> str:
         flags += [f"--num-derived {real.num_derived}"] if real.num_derived != defaults.num_derived else []
         flags += [f"--derived-kernels {real.derived_kernels}"] if real.derived_kernels else []
         cmd.append(" ".join(flags))
-    if any(c in SHIPPED_CONFIGS for c in configs):
+    if any(_shipped(c) for c in configs):
         defaults = BuildOptions(real.config).real_sources
         if real.real_sources != defaults:
             cmd.append(f"--real-sources {','.join(real.real_sources)}")
@@ -126,6 +126,11 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, request) -> str:
             cmd.append(f"--real-modules {real.real_modules}")
     cmd.append(" ".join(x for x in (shards, f"--verify {verify} --out warp_cuda_ir") if x))
     return " \\\n    ".join(cmd)
+
+
+def _shipped(config: str) -> bool:
+    """Rows a package ships (a folder's other configs, unknown here, are not)."""
+    return config in REGISTRY and spec(config).shipped
 
 
 def _shard_flag(found: dict[str, tuple[int, int]]) -> str:

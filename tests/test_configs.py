@@ -14,8 +14,8 @@ from builder.configs import REGISTRY, UNITS, ConfigSpec, names, spec
 from builder.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
-# the registry gives names their meaning, and each row source writes its own configs' rows
-ALLOWED = (ROOT / "builder" / "configs.py", ROOT / "builder" / "sources")
+# the registry gives names their meaning: no other module compares a config with a name or keys a table by names
+ALLOWED = (ROOT / "builder" / "configs.py",)
 SCANNED = [
     p
     for p in [*ROOT.joinpath("builder").rglob("*.py"), *ROOT.joinpath("dataset_card").rglob("*.py")]
@@ -42,7 +42,33 @@ def _compared_names(path: Path, root: Path = ROOT) -> list[str]:
     return out
 
 
-def test_no_config_name_is_compared_outside_the_registry_and_sources():
+def _tables_by_name(path: Path, root: Path = ROOT) -> list[str]:
+    """``line: keys`` of every dict literal keyed by two or more config names, one of them not also a unit name (a
+    record with a ``real`` field is not a table of configs)."""
+    only_configs = set(REGISTRY) - set(UNITS)
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Dict):
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+            if set(keys) & only_configs and len(set(keys) & set(REGISTRY)) > 1:
+                out.append(f"{path.relative_to(root)}:{node.lineno}: {', '.join(keys)}")
+    return out
+
+
+def test_no_table_is_keyed_by_config_names_outside_the_registry():
+    found = [line for p in SCANNED for line in _tables_by_name(p)]
+    assert SCANNED and not found, "put what depends on a config in its ConfigSpec instead:\n" + "\n".join(found)
+
+
+def test_the_table_scan_sees_a_table(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        'EXTRA = {"real": "real", "gpu-verified": None}\nUNIT = {"cpu": 1}\nLOSS = {"real": 1, "x": 2}\n'
+    )
+    assert _tables_by_name(planted, tmp_path) == ["planted.py:1: real, gpu-verified"]
+
+
+def test_no_config_name_is_compared_outside_the_registry():
     found = [line for p in SCANNED for line in _compared_names(p)]
     assert SCANNED and not found, "ask builder.configs.spec(config) instead:\n" + "\n".join(found)
 
@@ -57,7 +83,7 @@ def test_the_scan_sees_a_comparison(tmp_path):
 
 
 def test_every_config_has_a_spec_and_its_columns():
-    assert configs.CONFIGS == schema.CONFIGS == tuple(REGISTRY)
+    assert configs.CONFIGS == tuple(REGISTRY)
     for name, s in REGISTRY.items():
         assert s.name == name
         cols = schema.columns(name)
@@ -94,7 +120,7 @@ def test_a_bad_spec_fails_on_construction(kwargs, message):
 
 
 def test_what_the_card_and_the_trainer_read_from_specs():
-    assert names(shipped=True) == schema.SHIPPED_CONFIGS == ("real",) and spec("real").splits == schema.SPLITS
+    assert names(shipped=True) == ("real",) and spec("real").splits == schema.SPLITS
     assert [spec(c).target_pass() for c in ("cpu", "gpu-verified", "real", "standalone")] == [
         "cpu / forward",
         "cuda / forward + backward",

@@ -8,8 +8,9 @@ import sys
 
 from builder import configs
 from builder.build_options import BuildOptions, BuildRequest, cli_default, user_fields
+from builder.configs import CONFIGS
 from builder.errors import ConfigError
-from builder.schema import CONFIGS, SPLITS
+from builder.schema import SPLITS
 from builder.sources import source_of
 
 NAME = "build"

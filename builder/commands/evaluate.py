@@ -6,10 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from builder.configs import ir_spec, names
 from builder.errors import ConfigError
 from builder.evaluate.trials import DEFAULT as DEFAULT_TRIALS
 from builder.evaluate.trials import check_count
-from builder.schema import IR_CONFIGS, SPLITS, check_ir_config
+from builder.schema import SPLITS
 
 NAME = "evaluate"
 HELP = "score predictions (PRED.jsonl) against a split: exact match, compiles, same outputs"
@@ -17,9 +18,11 @@ HELP = "score predictions (PRED.jsonl) against a split: exact match, compiles, s
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, help="dataset folder (built by `build`) or Hub id")
-    p.add_argument("--config", required=True, help=", ".join(IR_CONFIGS))
+    p.add_argument("--config", required=True, help=", ".join(names(ir=True)))
     p.add_argument("--split", default="test", help=f"{', '.join(SPLITS)} (default test)")
-    p.add_argument("--predictions", required=True, help='JSONL: {"id": ROW_ID, "ir": FUNCTION} a line')
+    p.add_argument(
+        "--predictions", required=True, help='JSONL: {"id": ROW_ID, "ir": FUNCTION} or {"id": ROW_ID, "python": MODULE}'
+    )
     p.add_argument("--out", required=True, help="REPORT.json (written atomically)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per child (compile + run; default 60)")
     p.add_argument("--num-proc", type=int, default=1, help="children run in parallel")
@@ -56,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--num-proc must be a positive integer, got {args.num_proc}")
     if args.split not in SPLITS:
         raise ConfigError(f"unknown split {args.split!r}; valid: {', '.join(SPLITS)}")
-    check_ir_config(args.config)
+    if ir_spec(args.config).derived:  # its rows' inputs come from the real row they vary, not from a grammar seed
+        raise ConfigError(f"config {args.config!r} cannot be evaluated yet: its inputs are not regenerated here")
     check_count(args.trials)
     limits = sandbox.Limits(timeout_s=args.timeout, isolate=not args.unsafe_no_isolation)
     preprocess.compiler()  # the static checks need g++: say so before any work

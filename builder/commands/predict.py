@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from builder.commands.train import _import_or_exit, _set_threads
-from builder.schema import IR_CONFIGS, SPLITS, check_ir_config
+from builder.configs import ir_spec, names
+from builder.schema import SPLITS
 
 NAME = "predict"
 HELP = "decode a checkpoint's predictions for a split (greedy or sampled) into PRED.jsonl for `evaluate`"
@@ -22,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.epilog = EPILOG
     p.add_argument("--checkpoint", required=True, help="a run folder (its newest checkpoint) or a checkpoint folder")
     p.add_argument("--data", required=True, help="dataset folder (built by `build`) or Hub id")
-    p.add_argument("--config", required=True, help=", ".join(IR_CONFIGS))
+    p.add_argument("--config", required=True, help=", ".join(names(ir=True)))
     p.add_argument("--split", required=True, help=", ".join(SPLITS))
     p.add_argument("--out", required=True, help='PRED.jsonl to write: {"id": ROW_ID, "ir": FUNCTION} a line')
     p.add_argument("--limit", type=int, default=0, help="predict the first N rows of the split (default 0: all)")
@@ -38,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_ir_config(args.config)
+    ir_spec(args.config)
     predict = _import_or_exit("builder.train.predict")
     opts = predict.DecodeOptions(
         samples=args.samples,

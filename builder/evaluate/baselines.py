@@ -14,6 +14,14 @@
 - ``empty``: the reference signature with an empty body (compiles, computes nothing): what ``compiled``
   alone is worth.
 
+The ``lift`` task goes the other way (prompt: the row's ``ir``; target: its ``python_source``; predictions are
+``{"id", "python"}`` lines):
+
+- ``lift_reference``: each row's own ``python_source`` (the ceiling);
+- ``lift_retrieval_rename``: the ``python_source`` of the train row of the same target and pass whose ``ir`` is
+  most similar to the row's (the prompt: never the row's own Python), its kernel name and argument names
+  replaced by the row's, by position.
+
 The train rows come from ``--train-data`` (default: ``--data``) and ``--train-config`` (default: ``--config``),
 split ``train``: for ``real``, its own train split (written code of modules and packages the test rows are not
 in). A train config of one unit (cpu, ...) predicts only the rows of its target and pass.
@@ -34,6 +42,7 @@ from builder.evaluate import data
 from builder.shipped.splits import own_kernel
 
 KINDS = ("reference", "nearest", "nearest_body", "retrieval_rename", "retrieval_rename_types", "empty")
+LIFT_KINDS = ("lift_reference", "lift_retrieval_rename")  # predictions of python_source from ir
 RETRIEVAL = ("kernel_name", "arg_names", "arg_types")  # the columns renaming (and cutting the own kernel) reads
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 # an identifier, with the struct access before it when it is one of the kernel's argument structs
@@ -64,11 +73,16 @@ def nearest_row(row: dict, train: list[dict], same_types: bool = False) -> dict:
     pool = [t for t in unit if t["category"] == row["category"]] or unit
     if same_types:
         pool = [t for t in pool if t["arg_types"] == row["arg_types"]] or pool
+    return _most_similar(_own(row), pool, _own)
+
+
+def _most_similar(tokens: list[str], pool: list[dict], tokens_of) -> dict:
+    """The row of ``pool`` whose ``tokens_of(row)`` has the highest difflib ratio with ``tokens`` (ties: the first)."""
     matcher = difflib.SequenceMatcher(autojunk=False)
-    matcher.set_seq2(_own(row))
+    matcher.set_seq2(tokens)
     best, best_ratio = pool[0], -1.0
     for t in pool:
-        matcher.set_seq1(_own(t))
+        matcher.set_seq1(tokens_of(t))
         # quick_ratio bounds ratio from above: a row that cannot beat the best is not aligned (same answer)
         if matcher.quick_ratio() <= best_ratio:
             continue
@@ -114,12 +128,42 @@ def retrieval_rename(row: dict, train: list[dict], same_types: bool = False) -> 
     return rename(other["ir"], other, row)
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _ir_tokens(ir: str) -> list[str]:
+    return _tokens(ir)
+
+
+def nearest_by_ir(row: dict, train: list[dict]) -> dict:
+    """The train row of the same target and pass whose ``ir`` is most similar to the row's (difflib ratio over
+    tokens; ties: the first in dataset order): retrieval on what a lifting model is shown."""
+    pool = [t for t in train if (t["target"], t["pass"]) == (row["target"], row["pass"])] or train
+    return _most_similar(_ir_tokens(row["ir"]), pool, lambda t: _ir_tokens(t["ir"]))
+
+
+def rename_python(source: str, other: dict, row: dict) -> str:
+    """``other``'s Python source with its kernel name and argument names (whole words) replaced by ``row``'s, by
+    position."""
+    names = {other["kernel_name"]: row["kernel_name"], **dict(zip(other["arg_names"], row["arg_names"]))}
+    return re.sub(r"\b[A-Za-z_]\w*\b", lambda m: names.get(m.group(0), m.group(0)), source)
+
+
+def lift_retrieval_rename(row: dict, train: list[dict]) -> str:
+    other = nearest_by_ir(row, train)
+    return rename_python(other["python_source"], other, row)
+
+
 def empty(row: dict) -> str:
     ir = row["ir"]
     return ir[: ir.index("{") + 1] + "\n}\n"
 
 
 def predictions(kind: str, rows: list[dict], train: list[dict]) -> list[dict]:
+    if kind in LIFT_KINDS:
+        lift = {
+            "lift_reference": lambda r: r["python_source"],
+            "lift_retrieval_rename": lambda r: lift_retrieval_rename(r, train),
+        }
+        return [{"id": r["id"], "python": lift[kind](r)} for r in rows]
     make = {
         "reference": lambda r: r["ir"],
         "nearest": lambda r: nearest(r, train),
@@ -136,12 +180,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", required=True)
     p.add_argument("--config", required=True)
     p.add_argument("--split", default="test")
-    p.add_argument("--kind", choices=KINDS, required=True)
+    p.add_argument("--kind", choices=KINDS + LIFT_KINDS, required=True)
     p.add_argument("--train-data", default=None, help="folder or Hub id of the train rows (default: --data)")
     p.add_argument("--train-config", default=None, help="config of the train rows (default: --config)")
     p.add_argument("--out", required=True, help="PRED.jsonl to write")
     args = p.parse_args(argv)
-    retrieval = args.kind.startswith(("nearest", "retrieval"))
+    retrieval = args.kind.startswith(("nearest", "retrieval", "lift_retrieval"))
     rows = data.load_rows(args.data, args.config, args.split, extra=RETRIEVAL if retrieval else ())
     train = []
     if retrieval:

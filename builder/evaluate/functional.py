@@ -6,9 +6,9 @@ into this process and its job directory removed before any prediction starts, so
 sees them. Each prediction's arrays are compared with them here (``compare``), within ``execute.TOLERANCES``.
 The first reference is the preflight (``preflight``): run alone, it must pass before any other child starts.
 
-A row is left out of ``functional`` (``Result.not_scored``) when its reference cannot tell a right body from an
-empty one (``compare.body_independent``), and a shipped (``real``) row also when inputs cannot be built from its
-argument types or its reference does not run cleanly on them; its predictions are still compiled.
+A row is left out of ``functional`` (``PredictionResult.not_scored``) when its reference cannot tell a right body
+from an empty one (``compare.body_independent``), and a shipped (``real``) row also when inputs cannot be built
+from its argument types or its reference does not run cleanly on them; its predictions are still compiled.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
+from builder.configs import spec
 from builder.errors import HarnessUnavailable, ReferenceFailed, SandboxUnavailable
 from builder.evaluate import compare, preflight, sandbox, static, trials
 from builder.evaluate.predictions import Prediction
 from builder.evaluate.splice import splice
 from builder.grammar.sample import sample
-from builder.schema import drawn_from_seed
 from builder.shipped.launches import launch_ndim
 
 NO_GPU = "not run: no GPU"
@@ -36,7 +36,7 @@ TILE = "tile kernel (its launch block size is not recorded)"
 
 
 @dataclass
-class Result:
+class PredictionResult:
     id: str
     sample: int
     exact_match: bool
@@ -45,6 +45,7 @@ class Result:
     reason: str = ""  # why not compiled / not functional ("" when it passed)
     detail: str = ""  # the compiler's or checker's message
     not_scored: str = ""  # why this row's functional result is left out of the scores ("" when it counts)
+    loaded: bool | None = None  # a Python prediction: Warp loaded it and generated its code (None: an IR one)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -52,7 +53,7 @@ class Result:
 
 def job(row: dict, tu: str, stage: str, pch: Path, runs: list[trials.Trial]) -> dict:
     """What a child needs (``workload.run``): no expected value is in it."""
-    shipped = not drawn_from_seed(row["config"])
+    shipped = not spec(row["config"]).seeded
     own = ("kernel_name", "arg_types") if shipped else ("seed", "split", "index")
     return {
         **{k: row[k] for k in ("id", "category", "python_source", "target", *own)},
@@ -131,13 +132,19 @@ class Evaluator:
         runs_here = row["target"] == "cpu" or self.gpu
         return "run" if runs_here and row["id"] not in self.not_scored else "compile"
 
-    def evaluate(self, predictions: list[Prediction]) -> list[Result]:
+    def evaluate(self, predictions: list[Prediction]) -> list[PredictionResult]:
         results, pending = [], []
         for p in predictions:
             row = self.rows[p.id]
-            exact = static.normalize_whitespace(p.ir) == static.normalize_whitespace(row["ir"])
-            reason = static.check(p.ir, row["ir"])
-            results.append(Result(p.id, p.sample, exact, False, False, reason))
+            reference = row["python_source"] if p.python else row["ir"]
+            exact = static.normalize_whitespace(p.ir) == static.normalize_whitespace(reference)
+            if p.python:
+                reason = static.check_python(p.ir, row["kernel_name"], row["arg_names"])
+            else:
+                reason = static.check(p.ir, row["ir"])
+            results.append(
+                PredictionResult(p.id, p.sample, exact, False, False, reason, loaded=False if p.python else None)
+            )
             if not reason:
                 pending.append((len(results) - 1, p, row))
         for row_id in sorted({p.id for _, p, _ in pending}):
@@ -146,9 +153,12 @@ class Evaluator:
                 self.not_scored[row_id] = reason
         done = self._preflight([row for _, _, row in pending])
         self._run_references(sorted({p.id for _, p, row in pending if self._stage(row) == "run"}), done)
-        outcomes = self._map([self._job_for(row, p.ir) for _, p, row in pending])
-        for (n, _, row), outcome in zip(pending, outcomes):
+        outcomes = self._map([self._prediction_job(row, p) for _, p, row in pending])
+        for (n, p, row), outcome in zip(pending, outcomes):
             results[n] = self._score(results[n], row, outcome)
+            if p.python:  # loaded: Warp generated its code (a stage after the load was reached)
+                before = outcome.status == "error" and outcome.stage == "load"
+                results[n].loaded = outcome.compiled or (outcome.status == "error" and not before)
         for r in results:
             r.not_scored = self.not_scored.get(r.id, "")
             if r.not_scored:
@@ -157,7 +167,7 @@ class Evaluator:
 
     def _real_exclusion(self, row: dict) -> str:
         """Why a shipped kernel's row is not run at all here (its predictions are still compiled), or ""."""
-        if drawn_from_seed(row["config"]):
+        if spec(row["config"]).seeded:
             return ""
         if re.search(r"\bwp\.tile", row["python_source"]):
             return TILE
@@ -188,7 +198,7 @@ class Evaluator:
         for row_id in row_ids:
             row, outcome = self.rows[row_id], outcomes[row_id]
             if outcome.status != "ok" or outcome.outputs is None:
-                if not drawn_from_seed(row["config"]):
+                if not spec(row["config"]).seeded:
                     self.not_scored[row_id] = real_reference_failure(outcome)
                     continue
                 # the harness, not a prediction, failed: scoring the row's predictions would mean nothing
@@ -196,7 +206,7 @@ class Evaluator:
                 raise ReferenceFailed(row_id, f"{reason}: {detail}" if detail else reason)
             arrays = load_arrays(outcome.outputs)
             shutil.rmtree(outcome.outputs.parent, ignore_errors=True)
-            if not drawn_from_seed(row["config"]) and not compare.finite(arrays):
+            if not spec(row["config"]).seeded and not compare.finite(arrays):
                 self.not_scored[row_id] = "non-finite reference results on generated inputs"
             elif compare.body_independent(arrays, row["pass"] == "backward"):
                 self.not_scored[row_id] = BODY_FREE
@@ -211,7 +221,7 @@ class Evaluator:
 
     def _trials(self, row: dict) -> list[trials.Trial]:
         if row["id"] not in self.trials:
-            if not drawn_from_seed(row["config"]):
+            if not spec(row["config"]).seeded:
                 ndim = launch_ndim(row["python_source"], row["kernel_name"])
                 self.trials[row["id"]] = trials.real(row, ndim, self.n_trials)
             else:
@@ -224,18 +234,30 @@ class Evaluator:
         out["check_bounds"] = check_bounds and out["shipped"]
         return out
 
+    def _prediction_job(self, row: dict, p: Prediction) -> dict:
+        """The child's job for one prediction: an IR one spliced into the row's unit; a Python one given whole,
+        with the signature its kernel must have (Warp loads and builds it in the child)."""
+        if not p.python:
+            return self._job_for(row, p.ir)
+        stage = self._stage(row)
+        out = job(row, "", stage, self.pch, self._runs(row, stage))
+        out |= {"prediction": p.ir, "check_bounds": False} | {
+            k: row[k] for k in ("kernel_name", "arg_names", "arg_types")
+        }
+        return out
+
     def _runs(self, row: dict, stage: str) -> list[trials.Trial]:
         return self._trials(row) if stage == "run" else []
 
     def _tolerance(self, row: dict) -> compare.Tolerance:
         from builder.warp_backend import execute
 
-        if not drawn_from_seed(row["config"]):
+        if not spec(row["config"]).seeded:
             return compare.loosest(self.references[row["id"]], execute.TOLERANCES)
         program = self._program(row)
         return lambda dtype: execute.tolerance(dtype, program)
 
-    def _score(self, result: Result, row: dict, outcome: sandbox.Outcome) -> Result:
+    def _score(self, result: PredictionResult, row: dict, outcome: sandbox.Outcome) -> PredictionResult:
         result.compiled = outcome.compiled
         if outcome.status != "ok":
             result.reason, result.detail = outcome.failure()

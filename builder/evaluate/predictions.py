@@ -1,4 +1,6 @@
-"""Read PRED.jsonl: one ``{"id": ROW_ID, "ir": PREDICTED_FUNCTION}`` a line; repeated ids are more samples."""
+"""Read PRED.jsonl: one ``{"id": ROW_ID, "ir": PREDICTED_FUNCTION}`` or ``{"id": ROW_ID, "python": SOURCE}`` a line
+(the row's C++/CUDA function Warp writes, or a Warp Python module holding the row's kernel); repeated ids are more
+samples."""
 
 from __future__ import annotations
 
@@ -14,7 +16,12 @@ class Prediction:
     line: int  # 1-based line in the file
     id: str
     sample: int  # 0-based, in file order among this id's lines
-    ir: str
+    ir: str  # the predicted function, or for a Python prediction the predicted Warp Python source
+    kind: str = "ir"  # "ir" or "python"
+
+    @property
+    def python(self) -> bool:
+        return self.kind == "python"
 
 
 def _field(obj: dict, key: str, where: str) -> str:
@@ -24,7 +31,9 @@ def _field(obj: dict, key: str, where: str) -> str:
     return value
 
 
-JSON_LINES = 'predictions must be JSON Lines: one {"id": ..., "ir": ...} object a line, in UTF-8'
+JSON_LINES = (
+    'predictions must be JSON Lines: one {"id": ..., "ir": ...} or {"id": ..., "python": ...} object a line, in UTF-8'
+)
 _JSON_KIND = {"list": "an array", "dict": "an object", "str": "a string", "int": "a number", "float": "a number"}
 
 
@@ -70,9 +79,15 @@ def read(path: Path) -> list[Prediction]:
             ) from None
         if not isinstance(obj, dict):
             kind = _JSON_KIND.get(type(obj).__name__, json.dumps(obj))
-            raise EvaluationInputError(f"{where}: expected a JSON object with 'id' and 'ir', got {kind}; {JSON_LINES}")
-        row_id, ir = _field(obj, "id", where), _field(obj, "ir", where)
-        out.append(Prediction(n, row_id, samples.get(row_id, 0), ir))
+            raise EvaluationInputError(
+                f"{where}: expected a JSON object with 'id' and 'ir' or 'python', got {kind}; {JSON_LINES}"
+            )
+        row_id = _field(obj, "id", where)
+        if ("ir" in obj) == ("python" in obj):
+            raise EvaluationInputError(f"{where}: give exactly one of 'ir' and 'python'; {JSON_LINES}")
+        kind = "python" if "python" in obj else "ir"
+        text = _field(obj, kind, where)
+        out.append(Prediction(n, row_id, samples.get(row_id, 0), text, kind))
         samples[row_id] = samples.get(row_id, 0) + 1
     if not out:
         raise EvaluationInputError(f"{path.name}: no predictions")

@@ -13,14 +13,14 @@ reference, not computed twice). A shipped kernel's is only compiled: its run can
 
 from __future__ import annotations
 
+from builder.configs import spec
 from builder.errors import HarnessUnavailable
 from builder.evaluate.sandbox import Outcome
-from builder.schema import drawn_from_seed
 
 
 def stage(row: dict, evaluated: str) -> str:
     """The stage the preflight runs ``row``'s reference at; ``evaluated``: the stage its predictions run at."""
-    return evaluated if drawn_from_seed(row["config"]) else "compile"
+    return evaluated if spec(row["config"]).seeded else "compile"
 
 
 def check(row_id: str, stage: str, outcome: Outcome) -> None:

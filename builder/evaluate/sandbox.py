@@ -59,6 +59,10 @@ class Outcome:
             return "timeout", self.detail
         if self.status == "crash":
             return f"crashed ({self.detail.split(';')[0]})", self.detail
+        if self.status == "error" and self.stage == "load":  # a Python prediction Warp rejected: by error class
+            return f"not loaded ({self.detail.split(':')[0]})", self.detail
+        if self.status == "error" and self.stage == "signature":
+            return "signature differs from the reference", self.detail
         if self.status == "error":
             return ("compile error" if self.stage == "compile" else "launch error"), self.detail
         if "MemoryError" in self.detail:

@@ -3,7 +3,7 @@
 pass@k for a row with n samples of which c are functional is 1 - C(n-c, k) / C(n, k) (the unbiased estimator
 of Chen et al., 2021), averaged over the rows that have at least k samples; a row with fewer than k samples
 does not count towards pass@k (its pass@1 still does), and a k no row reaches is left out of the report.
-Rows whose functional result is not scored (``Result.not_scored``) count in exact_match and compiled only; the
+Rows whose functional result is not scored (``PredictionResult.not_scored``) count in exact_match and compiled only; the
 report counts them by reason (``not_scored``).
 """
 
@@ -16,7 +16,7 @@ from collections import Counter
 from math import comb
 from pathlib import Path
 
-from builder.evaluate.functional import NO_GPU, Result
+from builder.evaluate.functional import NO_GPU, PredictionResult
 
 KS = (1, 5, 10)
 
@@ -34,12 +34,12 @@ def _rate(values: list) -> float | None:
     return round(sum(map(bool, values)) / len(values), 6)
 
 
-def _scored(results: list[Result], field: str) -> list[Result]:
+def _scored(results: list[PredictionResult], field: str) -> list[PredictionResult]:
     """The results ``field`` is scored over: every one, except rows left out of ``functional``."""
     return [r for r in results if field != "functional" or not r.not_scored]
 
 
-def _pass_at(results: list[Result], field: str) -> dict[str, float | None]:
+def _pass_at(results: list[PredictionResult], field: str) -> dict[str, float | None]:
     by_row: dict[str, list] = {}
     for r in _scored(results, field):
         by_row.setdefault(r.id, []).append(getattr(r, field))
@@ -55,11 +55,13 @@ def _pass_at(results: list[Result], field: str) -> dict[str, float | None]:
     return out
 
 
-def scores(results: list[Result]) -> dict:
+def scores(results: list[PredictionResult]) -> dict:
+    python = [r for r in results if r.loaded is not None]
     return {
         "rows": len({r.id for r in results}),
         "predictions": len(results),
         "exact_match": _rate([r.exact_match for r in results]),
+        **({"loaded": _rate([r.loaded for r in python])} if python else {}),
         "compiled": _rate([r.compiled for r in results]),
         "functional": _rate([r.functional for r in _scored(results, "functional")]),
         "functional_rows": len({r.id for r in _scored(results, "functional")}),
@@ -72,7 +74,7 @@ def build(
     config: str,
     split: str,
     split_rows: int,
-    results: list[Result],
+    results: list[PredictionResult],
     categories: dict[str, str],
     packages: dict[str, str] | None = None,
     groups: dict[str, str] | None = None,
@@ -80,9 +82,9 @@ def build(
     """The report; ``packages`` (id -> package, the ``real`` config's rows) adds a ``by_package`` table, so a score
     on real code is read per project, and ``groups`` (id -> split group) a ``by_group`` one: unseen modules of seen
     packages (in-project) apart from packages held out whole (held-out)."""
-    by_cat: dict[str, list[Result]] = {}
-    by_pkg: dict[str, list[Result]] = {}
-    by_group: dict[str, list[Result]] = {}
+    by_cat: dict[str, list[PredictionResult]] = {}
+    by_pkg: dict[str, list[PredictionResult]] = {}
+    by_group: dict[str, list[PredictionResult]] = {}
     for r in results:
         by_cat.setdefault(categories[r.id], []).append(r)
         if packages:

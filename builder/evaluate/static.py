@@ -10,6 +10,7 @@ line: what the body does at run time is confined by the sandbox the child runs i
 
 from __future__ import annotations
 
+import ast
 import re
 
 from builder.evaluate import preprocess
@@ -86,4 +87,29 @@ def _preprocessor_view(predicted: str) -> str:
         return "static: rejected by the preprocessor"
     if normalize_whitespace(after) != normalize_whitespace(strip_comments(predicted)):
         return "static: changed by the preprocessor"
+    return ""
+
+
+def check_python(predicted: str, kernel_name: str, arg_names: list[str]) -> str:
+    """The reason a predicted Warp Python module is rejected before Warp loads it, or "": it must parse, and
+    define a ``@wp.kernel`` of the row's name whose parameters have the row's names (the types are checked once
+    Warp has loaded it). What the module does when it runs is confined by the sandbox, as an IR prediction is."""
+    if not predicted.strip():
+        return "static: empty"
+    try:
+        tree = ast.parse(predicted)
+    except (SyntaxError, ValueError):  # ValueError: a NUL byte in the source
+        return "static: not valid Python"
+    kernels = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and node.name == kernel_name
+        and any("kernel" in ast.unparse(d) for d in node.decorator_list)
+    ]
+    if not kernels:
+        return "static: no @wp.kernel of the row's kernel name"
+    params = [a.arg for a in kernels[-1].args.posonlyargs + kernels[-1].args.args]
+    if params != list(arg_names):
+        return "static: argument names differ from the reference"
     return ""

@@ -7,7 +7,9 @@ only; which values are expected never reaches it (the parent compares).
 - a generated row regenerates its program from ``(seed, split, index)`` and runs it on each trial's inputs;
 - a shipped (``real``) row loads its ``python_source`` and builds inputs from its argument types; its reference
   job first runs the kernel as Warp builds it in debug mode (``check_bounds``), whose bounds checks end the
-  child on an out-of-range access, so a reference that only ran by luck is never used.
+  child on an out-of-range access, so a reference that only ran by luck is never used;
+- a Python prediction (``prediction``) is loaded by Warp, which generates its code, and its kernel runs on the
+  same inputs as the row's reference (``splice_run.python_run``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ def run(job: dict, stage: Stage, workdir: str) -> dict | None:
 
     if job.get("pch_dir"):
         splice_run.share_pch_dir(job["pch_dir"])
+    if "prediction" in job:
+        trials = [Trial.from_json(t) for t in job["trials"]]
+        program = None if job["shipped"] else _program(job)
+        return splice_run.python_run(job, stage, program, trials, workdir)
     if job["stage"] == "compile":
         if job["target"] == "cpu":
             splice_run.cpu_check(job["tu"], workdir)

@@ -27,7 +27,7 @@ PARTS = ("examples", "library", "tests")
 # what a package's kernels are for: an evaluation package is split by module (or held out whole in test,
 # ``Package.held_out``); a training package's kernels are all in real's train split (builder.shipped.splits)
 USES = ("evaluation", "training")
-EXTRA_OF_USE = {"evaluation": "real", "training": "real"}  # the pyproject extra that installs them
+EXTRA = "real"  # the pyproject extra that installs every package, evaluation and training alike
 
 
 @dataclass(frozen=True)
@@ -264,19 +264,17 @@ def require(sources: tuple[str, ...]) -> None:
             wrong.append((p, have))
     if wrong:
         what = ", ".join(f"{p.pin} (installed: {have or 'none'})" for p, have in wrong)
-        extras = ",".join(sorted({EXTRA_OF_USE[p.use] for p, _ in wrong}))
         raise ConfigError(
             f"the shipped kernels need {what}: {install_line([p for p, _ in wrong])}, or pip install -e "
-            f"'.[{extras}]' from the repository; --real-sources picks fewer packages"
+            f"'.[{EXTRA}]' from the repository; --real-sources picks fewer packages"
         )
     # a module that imports an optional package its package needs would be skipped without it: other rows
     needy = [p for p in packages_of(sources) if p.needs]
     missing = sorted({n for p in needy for n in p.needs if importlib.util.find_spec(n) is None})
     if missing:
-        extras = ",".join(sorted({EXTRA_OF_USE[p.use] for p in needy}))
         raise ConfigError(
             f"the shipped kernels of {', '.join(p.distribution for p in needy)} need {', '.join(missing)} "
-            f"installed: pip install -e '.[{extras}]' from the repository"
+            f"installed: pip install -e '.[{EXTRA}]' from the repository"
         )
 
 

@@ -11,8 +11,8 @@ facts from the schema's columns); none of them branches on a config's name.
 
 from __future__ import annotations
 
+from builder import configs
 from builder.build_options import BuildOptions, BuildRequest
-from builder.schema import CONFIGS
 from builder.sources.base import RowSource
 from builder.sources.derived import DerivedSource
 from builder.sources.drawn import GeneratedSource
@@ -20,13 +20,13 @@ from builder.sources.plan import Shard
 from builder.sources.shipped import ShippedSource
 
 SOURCES: tuple[RowSource, ...] = (GeneratedSource(), ShippedSource(), DerivedSource())
-_BY_CONFIG = {config: source for source in SOURCES for config in source.configs}
 _BY_NAME = {source.name: source for source in SOURCES}
-assert set(_BY_CONFIG) == set(CONFIGS), "every config has exactly one source"
+assert tuple(_BY_NAME) == configs.SOURCES, "one row source per source the registry names"
 
 
 def source_of(config: str) -> RowSource:
-    return _BY_CONFIG[config]
+    """The source that writes ``config``'s rows: the one its spec names."""
+    return _BY_NAME[configs.spec(config).source]
 
 
 def source_named(name: str) -> RowSource:

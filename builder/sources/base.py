@@ -13,6 +13,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, ClassVar
 
+from builder.configs import names
+
 if TYPE_CHECKING:
     from builder.build_options import BuildOptions
     from builder.checks.base import Check, FolderCheck, FolderCheckSettings
@@ -21,15 +23,16 @@ if TYPE_CHECKING:
 
 class RowSource(ABC):
     name: ClassVar[str]  # the value of Shard.source for this source's shards
-    configs: ClassVar[tuple[str, ...]]
-    # rows are a pure function of their seed and coordinates ((seed, split, index); derived rows: with the real row
-    # they vary): validate regenerates every one of them
-    regenerates: ClassVar[bool]
     # a row's module_source is the whole unit Warp's public pipeline writes for its reference (``public_reference``)
     whole_unit: ClassVar[bool] = True
     # one shard writes every config of the source in the build (generated: one program, every target); False: each
     # config has shards of its own (shipped: real collects the packages' modules)
     shared_shards: ClassVar[bool] = True
+
+    @property
+    def configs(self) -> tuple[str, ...]:
+        """The configs this source writes: those whose spec names it (builder.configs)."""
+        return names(source=self.name)
 
     @abstractmethod
     def plan(self, opts: BuildOptions) -> list[Shard]:

@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from builder.schema import SHIPPED_CONFIGS
+from builder.configs import REGISTRY
 from builder.train import batches, checkpoint, model, predict, prompt, tokenizer
 
 
@@ -51,7 +51,7 @@ def source_of(row_id: str) -> str:
     (``warp.examples``, ``warp._src``, ``warp.tests``; ``newton`` for ``real/test/newton._src.x:kernel/cpu``); the
     config for a generated row (``cpu/test/0/1``). A real train row's too (``real/train/gswarp.x:kernel/cpu``)."""
     parts = row_id.split("/")
-    if parts[0] in SHIPPED_CONFIGS and len(parts) > 2:
+    if parts[0] in REGISTRY and REGISTRY[parts[0]].shipped and len(parts) > 2:
         module = parts[2].split(":")[0].split(".")
         return ".".join(module[:2]) if module[0] == "warp" else module[0]
     return parts[0]

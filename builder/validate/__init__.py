@@ -20,9 +20,10 @@ from pathlib import Path
 
 from builder import sources
 from builder.checks.base import Check, FolderCheckSettings, Result
+from builder.configs import CONFIGS
 from builder.dataset.progress import Counter
 from builder.errors import UsageError
-from builder.schema import CONFIGS, features
+from builder.schema import features
 from builder.validate.card import Card
 from builder.validate.fidelity import FIDELITY_SAMPLE, Fidelity
 from builder.validate.load import load

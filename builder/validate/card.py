@@ -7,7 +7,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from builder.checks.base import FolderCheck, Result
-from builder.schema import CONFIGS, features
+from builder.configs import CONFIGS
+from builder.schema import features
 
 
 class NoFrontMatter(ValueError):

@@ -13,9 +13,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from builder.configs import CONFIGS
 from builder.errors import CorruptShard, UsageError
 from builder.folder_format import split_files
-from builder.schema import CONFIGS, SPLITS, features
+from builder.schema import SPLITS, features
 
 
 @dataclass

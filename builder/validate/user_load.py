@@ -21,7 +21,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from builder.checks.base import MAX_OFFENDERS, FolderCheck, Result
-from builder.schema import CONFIGS
+from builder.configs import CONFIGS
 
 NAME = "datasets_load"
 TIMEOUT = 1800  # seconds for the whole folder; the default build's three configs load in well under a minute

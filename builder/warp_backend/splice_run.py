@@ -1,5 +1,6 @@
 """Compile and run a translation unit that is not the one Warp would generate: a model's predicted function
-spliced into a row's module.
+spliced into a row's module; or a model's predicted Warp Python, which Warp itself loads and generates code for
+(``python_run``).
 
 Warp builds a module from the C++ or CUDA that ``Module._run_codegen`` returns; this module loads the row's
 Python program as usual (so Warp knows the kernel's arguments, launch bounds and metadata) and makes that
@@ -18,6 +19,7 @@ from pathlib import Path
 import warp as wp
 from warp._src import context as _ctx
 
+from builder.errors import WarpRejected
 from builder.grammar.program import Program
 from builder.warp_backend import codegen, compilers, shipped_inputs, trial_run
 
@@ -109,6 +111,79 @@ def real_run(row: dict, tu: str | None, device: str, backward: bool, trials: lis
         _loaded(module, kernel, device, backward)
         if on_compiled is not None:
             on_compiled()
+        return trial_run.run(kernel, shipped_inputs.prepare(kernel, device), trials, device, backward)
+    finally:
+        codegen.release(module)
+
+
+class SignatureMismatch(Exception):
+    """A predicted module's kernel has not the row's kernel name, argument names or argument types."""
+
+
+def predicted_kernel(ns: dict, name: str, arg_names: list[str], arg_types: list[str]):
+    """The kernel of a predicted module a row's inputs can be passed to: ``name``, with the row's argument names
+    and types (a generic kernel: its overload for them). Raises ``SignatureMismatch``."""
+    from warp._src import types as wt
+
+    kernel = ns.get(name)
+    if not isinstance(kernel, _ctx.Kernel):
+        raise SignatureMismatch(f"no @wp.kernel named {name!r}")
+    names = [a.label for a in kernel.adj.args]
+    if names != list(arg_names):
+        raise SignatureMismatch(f"argument names {names} are not the row's {list(arg_names)}")
+    try:
+        chosen = real_kernel(ns, name, arg_types)
+    except RuntimeError as exc:  # a concrete kernel of other types, or a type this harness cannot name
+        raise SignatureMismatch(str(exc)) from None
+    found = [wt.type_repr(a.type) for a in chosen.adj.args]
+    if found != list(arg_types):
+        raise SignatureMismatch(f"argument types {found} are not the row's {list(arg_types)}")
+    return chosen
+
+
+def _declared_types(source: str, name: str) -> list[str]:
+    """The argument types of kernel ``name`` of a generated row's own source, as ``type_repr`` spells them (the
+    row's ``arg_types`` column spells a generated program's types the grammar's way)."""
+    from warp._src import types as wt
+
+    module, ns = _load(source, None, False)
+    try:
+        return [wt.type_repr(a.type) for a in ns[name].adj.args]
+    finally:
+        codegen.release(module)
+
+
+def python_run(job: dict, stage, program: Program | None, trials: list, workdir: str) -> dict | None:
+    """A predicted Warp Python module (``job["prediction"]``): Warp loads it and generates its code for the row's
+    target (stage ``load``), its kernel must have the row's signature (``signature``), then it is compiled (for a
+    compile-only job, Warp's translation unit is compiled and nothing runs) and launched on every trial's inputs,
+    built as the reference's are: from the regenerated ``program`` (generated rows) or from the argument types
+    (shipped rows). Returns the arrays, or None for a compile-only job."""
+    backward, target = job["backward"], job["target"]
+    arg_types = job["arg_types"] if program is None else _declared_types(job["python_source"], job["kernel_name"])
+    stage.name = "load"
+    try:
+        module, ns = _load(job["prediction"], None, backward)
+    except WarpRejected as exc:  # the error the prediction's own code raised, as a user running it sees it
+        raise exc.__cause__ or exc from None
+    try:
+        tu, _ = codegen.translation_unit(module, target, None)  # Warp's code generation: what "loaded" means
+        stage.name = "signature"
+        kernel = predicted_kernel(ns, job["kernel_name"], job["arg_names"], arg_types)
+        stage.name = "compile"
+        if job["stage"] == "compile":
+            if target == "cpu":
+                cpu_check(tu, workdir)
+            else:
+                nvrtc_check(tu)
+            stage.compiled()
+            return None
+        device = device_name(target)
+        _loaded(module, kernel, device, backward)
+        stage.compiled()
+        if program is not None:
+            return trial_run.run(kernel, trial_run.generated(program, ns, device), trials, device, backward)
+        shipped_inputs.check(kernel)
         return trial_run.run(kernel, shipped_inputs.prepare(kernel, device), trials, device, backward)
     finally:
         codegen.release(module)

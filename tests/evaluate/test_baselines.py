@@ -74,3 +74,17 @@ def test_retrieval_reads_the_rows_own_kernel_and_keeps_to_its_target_and_pass():
     assert baselines.nearest_row(dict(row), [siblings, alone])["ir"] == "own"
     backward = {**alone, "pass": "backward", "ir": "backward"}
     assert baselines.nearest_row(dict(row), [backward, siblings])["ir"] == "sib"  # never another pass's ir
+
+
+def test_lift_retrieval_reads_the_rows_ir_never_its_python_and_renames_the_neighbours_kernel():
+    row = {"target": "cpu", "pass": "forward", "kernel_name": "mine", "arg_names": ["out", "scale"]}
+    row |= {"id": "r", "ir": "void mine_cpu_kernel_forward ( a + b * c )", "python_source": "@wp.kernel\ndef mine"}
+    near = {**row, "kernel_name": "theirs", "arg_names": ["dst", "k"], "ir": "void theirs_cpu ( a + b * c )"}
+    near["python_source"] = "@wp.kernel\ndef theirs(dst: wp.array(dtype=float), k: float):\n    dst[0] = k * dst_k\n"
+    far = {**near, "ir": "for ( ; ; ) { x = y ; }", "python_source": row["python_source"]}  # its Python is the row's
+    (pred,) = baselines.predictions("lift_retrieval_rename", [row], [far, near])
+    assert pred == {
+        "id": "r",
+        "python": "@wp.kernel\ndef mine(out: wp.array(dtype=float), scale: float):\n    out[0] = scale * dst_k\n",
+    }
+    assert baselines.predictions("lift_reference", [row], []) == [{"id": "r", "python": row["python_source"]}]

@@ -42,7 +42,9 @@ def test_malformed_line_exits_2_naming_it(folder, tmp_path, capsys):
 def test_missing_field_exits_2(folder, tmp_path, capsys):
     row = _rows(folder)[0]
     assert _run(folder, tmp_path, json.dumps({"id": row["id"], "prediction": "x"}) + "\n") == 2
-    assert "line 1: field 'ir' must be a string" in capsys.readouterr().err
+    assert "line 1: give exactly one of 'ir' and 'python'" in capsys.readouterr().err
+    assert _run(folder, tmp_path, json.dumps({"id": row["id"], "python": 3}) + "\n") == 2
+    assert "line 1: field 'python' must be a string" in capsys.readouterr().err
 
 
 def test_other_generator_version_is_refused(folder, tmp_path, capsys):

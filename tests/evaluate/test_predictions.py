@@ -35,7 +35,7 @@ def test_a_json_array_is_named_by_its_line_and_told_to_be_json_lines(tmp_path, i
     if indent:
         assert "not valid JSON" in err and "the whole file is an array spread over several lines" in err
     else:
-        assert "expected a JSON object with 'id' and 'ir', got an array" in err
+        assert "expected a JSON object with 'id' and 'ir' or 'python', got an array" in err
 
 
 def test_lines_end_at_newline_only(tmp_path):

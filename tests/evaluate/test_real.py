@@ -132,3 +132,20 @@ def test_reference_predictions_score_one_in_every_package_and_are_reported_by_pa
     for pkg, s in rep["by_package"].items():
         assert (s["exact_match"], s["compiled"]) == (1.0, 1.0), (pkg, s)
         assert s["functional"] in (None, 1.0), (pkg, s)  # a reference never fails where it can be run
+
+
+def test_the_kernels_own_python_scores_as_its_ir_does(real_folder, tmp_path):
+    """A Python prediction of a shipped kernel: Warp loads the module, the kernel of the row's name and argument
+    types runs on the inputs built from those types; kernels that cannot be run are left out as for IR."""
+    folder, by_id = real_folder
+    lines = [{"id": i, "python": by_id[i]["python_source"]} for i in (INTEGRATE, FORCES, DUMMY)]
+    pred, out = tmp_path / "pred.jsonl", tmp_path / "report.json"
+    pred.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    argv = ["evaluate", "--data", str(folder), "--config", "real", "--split", "train", "--predictions", str(pred)]
+    assert main([*argv, "--out", str(out), "--num-proc", "2", "--timeout", "60"]) == 0
+    report = json.loads(out.read_text())
+    results = {r["id"]: r for r in report["results"]}
+    assert all(r["loaded"] and r["compiled"] and r["exact_match"] for r in results.values())
+    assert results[INTEGRATE]["functional"] is True and not results[INTEGRATE]["not_scored"]
+    assert results[DUMMY]["not_scored"] == BODY_FREE and results[FORCES]["not_scored"]
+    assert report["loaded"] == 1.0 and report["functional"] == 1.0

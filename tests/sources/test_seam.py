@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from builder.schema import CONFIGS, columns, drawn_from_seed
+from builder.configs import CONFIGS, spec
+from builder.schema import columns
 from builder.sources import SOURCES, source_of
 
 
@@ -14,7 +15,7 @@ def test_every_config_has_exactly_one_source():
 
 
 @pytest.mark.parametrize("config", CONFIGS)
-def test_rows_that_carry_a_seed_are_the_rows_a_source_regenerates(config):
-    # the card and the evaluator read this from the schema (they import no source); the validator asks the source
-    assert drawn_from_seed(config) == source_of(config).regenerates
-    assert drawn_from_seed(config) == ("index" in columns(config))
+def test_rows_that_carry_a_seed_are_the_seeded_configs_and_the_source_is_the_named_one(config):
+    # the card and the evaluator ask the registry (they import no source); the source is the one the spec names
+    assert source_of(config).name == spec(config).source and config in source_of(config).configs
+    assert spec(config).seeded == ("index" in columns(config)) == ("seed" in columns(config))

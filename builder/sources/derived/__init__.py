@@ -14,7 +14,6 @@ from builder.checks.base import FolderCheckSettings
 from builder.checks.evidence import BuiltinCoverage, Verification
 from builder.checks.ids import UniqueIds
 from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
-from builder.configs import names
 from builder.sources.base import RowSource, count_dropped, dropped
 from builder.sources.plan import Shard
 
@@ -23,8 +22,6 @@ KERNELS_PER_SHARD = 24  # source kernels a shard varies (about 100 variants, 300
 
 class DerivedSource(RowSource):
     name = "derived"
-    configs = names(derived=True)
-    regenerates = True  # from its seed, index and the real row it names (``checks.derived.DerivedRegeneration``)
     shared_shards = False
     whole_unit = False  # a row's unit holds its kernel alone, emitted as real's are
 

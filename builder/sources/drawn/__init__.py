@@ -19,9 +19,9 @@ from builder.checks.ids import DuplicatesAcrossSplits, DuplicatesWithinSplit, Un
 from builder.checks.near_duplicates import NearDuplicates
 from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
 from builder.checks.standalone import StandaloneEvidence, StandaloneRun, StandaloneText
-from builder.configs import ConfigSpec, spec
+from builder.configs import ConfigSpec, spec, unit
 from builder.errors import GPURequired
-from builder.schema import GENERATED_CONFIGS, SPLITS
+from builder.schema import SPLITS
 from builder.sources.base import RowSource, dropped
 from builder.sources.drawn.regenerate import Determinism
 from builder.sources.plan import Shard, split_shards
@@ -29,8 +29,6 @@ from builder.sources.plan import Shard, split_shards
 
 class GeneratedSource(RowSource):
     name = "generated"
-    configs = GENERATED_CONFIGS
-    regenerates = True
 
     def plan(self, opts: BuildOptions) -> list[Shard]:
         return [s for split in SPLITS for s in split_shards(opts, split)]
@@ -110,4 +108,5 @@ def _one_row_per_program(config: ConfigSpec) -> bool:
     """Whether every valid program gives exactly one row: not where a unit may be missing (a kernel without an
     adjoint has no backward row), nor with several units a program (gpu-verified), nor for whole programs (a kernel
     taking a mesh or using tiles has no standalone row)."""
-    return not config.programs and config.units_per_program == 1 and "cuda-backward" not in config.units
+    backward = any(unit(u).pass_ == "backward" for u in config.units)
+    return not config.programs and config.units_per_program == 1 and not backward

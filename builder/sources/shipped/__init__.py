@@ -17,7 +17,6 @@ from builder.checks.evidence import BuiltinCoverage, Verification
 from builder.checks.ids import UniqueIds
 from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
 from builder.checks.splits import SplitIsolation
-from builder.configs import names
 from builder.sources.base import RowSource, count_dropped
 from builder.sources.plan import Shard
 from builder.sources.shipped.plan import real_shards
@@ -43,8 +42,6 @@ def overload_declarations(source: str) -> list[str]:
 
 class ShippedSource(RowSource):
     name = "shipped"
-    configs = names(shipped=True)
-    regenerates = False  # no seed or index: a row is what the installed warp-lang ships
     whole_unit = False  # a row's unit holds its kernel alone; Warp's unit for the shipped module holds them all
     shared_shards = False  # a shipped config plans its own shards (by module, per split)
 

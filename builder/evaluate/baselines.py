@@ -19,8 +19,8 @@ The ``lift`` task goes the other way (prompt: the row's ``ir``; target: its ``py
 
 - ``lift_reference``: each row's own ``python_source`` (the ceiling);
 - ``lift_retrieval_rename``: the ``python_source`` of the train row of the same target and pass whose ``ir`` is
-  most similar to the row's (the prompt: never the row's own Python), its kernel name and argument names
-  replaced by the row's, by position.
+  most similar to the row's (the prompt: never the row's own Python; difflib over tokens among the 32 rows whose
+  token multisets overlap most), its kernel name and argument names replaced by the row's, by position.
 
 The train rows come from ``--train-data`` (default: ``--data``) and ``--train-config`` (default: ``--config``),
 split ``train``: for ``real``, its own train split (written code of modules and packages the test rows are not
@@ -43,6 +43,7 @@ from builder.shipped.splits import own_kernel
 
 KINDS = ("reference", "nearest", "nearest_body", "retrieval_rename", "retrieval_rename_types", "empty")
 LIFT_KINDS = ("lift_reference", "lift_retrieval_rename")  # predictions of python_source from ir
+SHORTLIST = 32  # lift retrieval: train rows aligned per row, after a linear pre-filter
 RETRIEVAL = ("kernel_name", "arg_names", "arg_types")  # the columns renaming (and cutting the own kernel) reads
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 # an identifier, with the struct access before it when it is one of the kernel's argument structs
@@ -137,7 +138,18 @@ def nearest_by_ir(row: dict, train: list[dict]) -> dict:
     """The train row of the same target and pass whose ``ir`` is most similar to the row's (difflib ratio over
     tokens; ties: the first in dataset order): retrieval on what a lifting model is shown."""
     pool = [t for t in train if (t["target"], t["pass"]) == (row["target"], row["pass"])] or train
-    return _most_similar(_ir_tokens(row["ir"]), pool, lambda t: _ir_tokens(t["ir"]))
+    tokens = _ir_tokens(row["ir"])
+    # an ir is hundreds of tokens and difflib's ratio quadratic in them: align only the SHORTLIST rows whose token
+    # multisets overlap most (quick_ratio, linear), ties kept in dataset order
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(tokens)
+
+    def overlap(t: dict) -> float:
+        matcher.set_seq1(_ir_tokens(t["ir"]))
+        return matcher.quick_ratio()
+
+    ranked = sorted(range(len(pool)), key=lambda n: -overlap(pool[n]))[:SHORTLIST]
+    return _most_similar(tokens, [pool[n] for n in sorted(ranked)], lambda t: _ir_tokens(t["ir"]))
 
 
 def rename_python(source: str, other: dict, row: dict) -> str:

@@ -122,7 +122,8 @@ class SignatureMismatch(Exception):
 
 def predicted_kernel(ns: dict, name: str, arg_names: list[str], arg_types: list[str]):
     """The kernel of a predicted module a row's inputs can be passed to: ``name``, with the row's argument names
-    and types (a generic kernel: its overload for them). Raises ``SignatureMismatch``."""
+    and types (a generic kernel: its overload for them). A struct is compared by its name: the module it is spelled
+    with is the one the source was loaded as. Raises ``SignatureMismatch``."""
     from warp._src import types as wt
 
     kernel = ns.get(name)
@@ -131,14 +132,23 @@ def predicted_kernel(ns: dict, name: str, arg_names: list[str], arg_types: list[
     names = [a.label for a in kernel.adj.args]
     if names != list(arg_names):
         raise SignatureMismatch(f"argument names {names} are not the row's {list(arg_names)}")
+    want = [_unqualified(t) for t in arg_types]
+    found = []
+    for _, inst in codegen.kernel_instances(kernel):
+        found = [_unqualified(wt.type_repr(a.type)) for a in inst.adj.args]
+        if found == want:
+            return inst
+    if not kernel.is_generic:
+        raise SignatureMismatch(f"argument types {found} are not the row's {want}")
     try:
-        chosen = real_kernel(ns, name, arg_types)
-    except RuntimeError as exc:  # a concrete kernel of other types, or a type this harness cannot name
-        raise SignatureMismatch(str(exc)) from None
-    found = [wt.type_repr(a.type) for a in chosen.adj.args]
-    if found != list(arg_types):
-        raise SignatureMismatch(f"argument types {found} are not the row's {list(arg_types)}")
-    return chosen
+        return wp.overload(kernel, [_type(t, ns) for t in want])
+    except Exception as exc:  # noqa: BLE001 - Warp rejects an overload in many types
+        raise SignatureMismatch(f"no overload for the row's argument types {want}: {exc}") from None
+
+
+def _unqualified(spelling: str) -> str:
+    """A type's spelling with a struct's module path left out (``pkg.mod.Particle`` -> ``Particle``)."""
+    return re.sub(r"\b(?:\w+\.)+(\w+)", r"\1", spelling)
 
 
 def _declared_types(source: str, name: str) -> list[str]:

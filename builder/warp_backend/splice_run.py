@@ -71,15 +71,24 @@ def compile_and_run(program: Program, tu: str, device: str, backward: bool, tria
 def real_kernel(ns: dict, name: str, arg_types: list[str]):
     """The concrete kernel of a shipped row: ``name``, or its overload for the row's argument types (declared
     here when the source does not declare it: a module may create its overloads at run time)."""
-    from warp._src import types as wt
-
     kernel = ns[name]
-    for _, inst in codegen.kernel_instances(kernel):
-        if [wt.type_repr(a.type) for a in inst.adj.args] == list(arg_types):
-            return inst
+    inst = _instance(kernel, list(arg_types), str)
+    if inst is not None:
+        return inst
     if not kernel.is_generic:
         raise RuntimeError(f"kernel {name!r} does not have the argument types {arg_types}")
     return wp.overload(kernel, [_type(t, ns) for t in arg_types])
+
+
+def _instance(kernel, arg_types: list[str], spell):
+    """The declared instance of ``kernel`` whose argument types, as ``type_repr`` spells them passed through
+    ``spell``, are ``arg_types``; None when there is none."""
+    from warp._src import types as wt
+
+    for _, inst in codegen.kernel_instances(kernel):
+        if [spell(wt.type_repr(a.type)) for a in inst.adj.args] == arg_types:
+            return inst
+    return None
 
 
 _ARRAY = re.compile(r"array\(ndim=(\d+), dtype=(.+)\)")
@@ -133,12 +142,11 @@ def predicted_kernel(ns: dict, name: str, arg_names: list[str], arg_types: list[
     if names != list(arg_names):
         raise SignatureMismatch(f"argument names {names} are not the row's {list(arg_names)}")
     want = [_unqualified(t) for t in arg_types]
-    found = []
-    for _, inst in codegen.kernel_instances(kernel):
-        found = [_unqualified(wt.type_repr(a.type)) for a in inst.adj.args]
-        if found == want:
-            return inst
+    inst = _instance(kernel, want, _unqualified)
+    if inst is not None:
+        return inst
     if not kernel.is_generic:
+        found = [_unqualified(wt.type_repr(a.type)) for a in kernel.adj.args]
         raise SignatureMismatch(f"argument types {found} are not the row's {want}")
     try:
         return wp.overload(kernel, [_type(t, ns) for t in want])

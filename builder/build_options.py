@@ -82,7 +82,7 @@ class BuildOptions:
             value = getattr(self, name)
             if not _is_int(value) or value < 0:
                 raise ConfigError(f"{name} must be a non-negative integer, got {value!r}")
-        if spec(self.config).generated and self.num_train + self.num_validation + self.num_test == 0:
+        if spec(self.config).drawn and self.num_train + self.num_validation + self.num_test == 0:
             raise ConfigError("at least one split must have a positive size")
         if not _is_int(self.num_shards) or self.num_shards < 0:
             raise ConfigError(f"num_shards must be a positive integer (or 0: sized by rows), got {self.num_shards!r}")

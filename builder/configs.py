@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from builder.errors import ConfigError
 from builder.rng import SPLITS
 
-# builder.sources: drawn programs, the kernels packages ship, or variants of those kernels
-SOURCES = ("generated", "shipped", "derived")
+# builder.sources: drawn programs, the kernels packages ship, variants of those kernels, or drawn programs broken
+SOURCES = ("generated", "shipped", "derived", "repair")
 USES = ("training", "evaluation", "both")  # what a config's rows are for
 
 
@@ -60,8 +60,11 @@ class ConfigSpec:
     units: tuple[str, ...]  # the emitted units its rows hold, in row order
     splits: tuple[str, ...] = SPLITS  # the splits it has
     use: str = "both"  # training, evaluation or both (a generated config has every split)
-    ir: bool = True  # rows hold an ``ir`` (what a model writes): train, predict and evaluate take the config
-    programs: bool = False  # rows hold whole C++ and CUDA programs around the units (standalone)
+    # what a row holds, exactly one of: an ``ir`` (what a model writes: train, predict and evaluate take the
+    # config), whole C++ and CUDA programs around the units (standalone), or a repair (a broken kernel, Warp's
+    # diagnostic and the working kernel: the repair source's rows)
+    ir: bool = True
+    programs: bool = False
     gpu: bool = False  # rows are also run on a CUDA GPU: the GPU columns, a GPU to build on
     default: bool = False  # in the default build (``warp-cuda-ir build`` without --configs)
 
@@ -74,8 +77,8 @@ class ConfigSpec:
             raise ConfigError(f"config {self.name!r}: units must be some of {', '.join(UNITS)}, got {self.units}")
         if not self.splits or any(s not in SPLITS for s in self.splits):
             raise ConfigError(f"config {self.name!r}: splits must be some of {', '.join(SPLITS)}, got {self.splits}")
-        if self.programs == self.ir:
-            raise ConfigError(f"config {self.name!r}: rows hold either an ir or whole programs")
+        if sum((self.ir, self.programs, self.repair)) != 1:
+            raise ConfigError(f"config {self.name!r}: rows hold exactly one of an ir, whole programs or a repair")
 
     @property
     def generated(self) -> bool:
@@ -93,10 +96,21 @@ class ConfigSpec:
         return self.source == "derived"
 
     @property
+    def repair(self) -> bool:
+        """Rows are drawn programs broken by a seeded edit, with Warp's diagnostic for the broken kernel."""
+        return self.source == "repair"
+
+    @property
+    def drawn(self) -> bool:
+        """Rows are numbered 0..N-1 in each split, N the build's ``--num-*`` size (generated, repair)."""
+        return self.source in ("generated", "repair")
+
+    @property
     def seeded(self) -> bool:
-        """Rows carry a seed and an index and regenerate from them (generated; derived, with the real row they
-        vary), with their inputs; shipped rows carry no seed and their inputs are built from argument types."""
-        return self.source in ("generated", "derived")
+        """Rows carry a seed and an index and regenerate from them (generated and repair; derived, with the real
+        row they vary), with their inputs; shipped rows carry no seed and their inputs are built from argument
+        types."""
+        return self.source in ("generated", "derived", "repair")
 
     @property
     def single_unit(self) -> Unit | None:
@@ -164,6 +178,15 @@ REGISTRY: dict[str, ConfigSpec] = {
             units=("cpu", "cuda-forward"),
             ir=False,
             programs=True,
+        ),
+        ConfigSpec(
+            "repair",
+            "repair",
+            "Warp kernel broken by one seeded edit -> Warp's own diagnostic (error class, message, line) and the"
+            " working kernel with the diff; the working kernel compiled and run as the cpu config's row of the same"
+            " program.",
+            units=("cpu",),
+            ir=False,
         ),
     )
 }

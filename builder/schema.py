@@ -19,7 +19,7 @@ _S, _B, _I64, _I32, _F64, _BIN = (datasets.Value(t) for t in ("string", "bool", 
 
 FIELDS: dict[str, tuple[object, str]] = {
     "id": (_S, "Stable row id: CONFIG/SPLIT/SEED/INDEX."),
-    "config": (_S, "Config name (cuda-forward, cuda-backward, cpu, gpu-verified, real, derived, standalone)."),
+    "config": (_S, "Config name (cuda-forward, cuda-backward, cpu, gpu-verified, real, derived, standalone, repair)."),
     "seed": (_I64, "Build seed; with split and index it regenerates the row exactly."),
     "split": (_S, "train, validation or test."),
     "index": (_I64, "Row index within its split."),
@@ -34,6 +34,36 @@ FIELDS: dict[str, tuple[object, str]] = {
         _S,
         "Self-contained Python: imports, @wp.struct/@wp.func helpers and the @wp.kernel `kernel_name`, the last "
         "kernel of the module (a generated module may hold sibling kernels before it).",
+    ),
+    "broken_source": (
+        _S,
+        "repair only: python_source with one seeded edit (see mutation) that Warp rejects; the prompt of the repair"
+        " task, with diagnostic.",
+    ),
+    "mutation": (
+        _S,
+        "repair only: the edit that broke the kernel: undefined_name, unknown_builtin, builtin_arity, function_arity,"
+        " literal_type, index_count, index_type, unsupported_construct, missing_annotation, kernel_return or"
+        " array_rebind.",
+    ),
+    "diagnostic_class": (
+        _S,
+        "repair only: the class of the exception Warp raised for broken_source (WarpCodegenError, RuntimeError, ...).",
+    ),
+    "diagnostic": (
+        _S,
+        "repair only: the exception's message as a user reads it; the kernel's file is named kernel.py and no"
+        " directory of the building machine appears.",
+    ),
+    "diagnostic_line": (
+        _I32,
+        "repair only: the line of broken_source the diagnostic names (null where it names none).",
+    ),
+    "diff": (_S, "repair only: unified diff from broken_source to python_source (the repair)."),
+    "fixed_id": (
+        _S,
+        "repair only: the id of the cpu config's row of python_source (same seed, split and index): its inputs and"
+        " outputs judge a repair (warp-cuda-ir evaluate --config cpu).",
     ),
     "target": (_S, "cuda or cpu."),
     "pass": (_S, "forward or backward (adjoint)."),
@@ -204,6 +234,15 @@ STANDALONE_ONLY = (
     "cpu_program_match",
     "cuda_program_compiled",
 )
+REPAIR_ONLY = ("broken_source", "mutation", "diagnostic_class", "diagnostic", "diagnostic_line", "diff", "fixed_id")
+# a repair row: the drawn program (the working kernel), how it was broken and what Warp said, and the evidence of the
+# working kernel (the cpu config's row of the same program holds the same)
+REPAIR_COLUMNS = (
+    *("id", "config", "seed", "split", "index", "attempt", "category", "kernel_name", "python_source"),
+    *REPAIR_ONLY,
+    *("arg_names", "arg_types", "builtins", "source_lines", "warp_version", "generator_version", "source_sha256"),
+    *("normalized_sha256", "verify", "compiled", "compile_target", "toolchain", *EXEC_FIELDS),
+)
 # a standalone row: the drawn program, its two programs and their evidence (no ir: the programs hold the units)
 STANDALONE_COLUMNS = (
     *("id", "config", "seed", "split", "index", "attempt", "category", "kernel_name", "python_source"),
@@ -221,7 +260,9 @@ def columns(config: str) -> tuple[str, ...]:
     spec = _configs.spec(config)
     if spec.programs:
         return tuple(k for k in FIELDS if k in STANDALONE_COLUMNS)
-    drop = set(STANDALONE_ONLY)
+    if spec.repair:
+        return tuple(k for k in FIELDS if k in REPAIR_COLUMNS)
+    drop = set(STANDALONE_ONLY + REPAIR_ONLY)
     if spec.shipped:
         drop |= set(GENERATED_ONLY + EXEC_FIELDS + GPU_FIELDS + DERIVED_ONLY)
     elif spec.derived:  # a written kernel's columns, its seed and index, what it was derived from, its run's evidence

@@ -22,6 +22,7 @@ from builder.schema import SPLITS
 from dataset_card.metadata import metadata
 from dataset_card.plots import most_common, plots
 from dataset_card.real import section as real_section
+from dataset_card.repair import section as repair_section
 from dataset_card.sections import builder_doc, builder_line, example, project_urls, regenerate, schema_table
 from dataset_card.standalone import section as standalone_section
 from dataset_card.tables import (
@@ -157,6 +158,8 @@ def context(
         "evaluation_doc": builder_doc(urls, "docs/evaluation.md"),
         "real_section": "\n".join(real_section(files_of[c], c) for c in shipped if c in REGISTRY and spec(c).shipped),
         "standalone_section": standalone_section(files.get("standalone", {}), _source(repo_id)),
+        # "" without a repair config: the cards of other folders stay as they were
+        "repair_section": "".join(repair_section(c, fs) for c, fs in files.items() if c in REGISTRY and spec(c).repair),
     }
 
 

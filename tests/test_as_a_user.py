@@ -22,7 +22,7 @@ import pytest
 from tests.evaluate.test_where import _link_or_copy as link_or_copy
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIGS = "cuda-forward,cuda-backward,cpu,standalone,real"
+CONFIGS = "cuda-forward,cuda-backward,cpu,standalone,real,repair"
 SIZES = ["--num-train", "4", "--num-validation", "2", "--num-test", "3"]
 # real: warp-nn (held out: its 29 kernels in test, some that functional scores) and warp-jsb (a training package: its
 # 5 modules in train)

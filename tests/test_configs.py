@@ -90,8 +90,9 @@ def test_every_config_has_a_spec_and_its_columns():
         assert ("ir" in cols) == s.ir and ("cpu_program" in cols) == s.programs
         assert ("gpu_match" in cols) == s.gpu and ("ptx" in cols) == s.ptx
         # a derived row is seeded and names the package its source kernel came from
-        assert ("seed" in cols) == (s.generated or s.derived) and ("package" in cols) == (s.shipped or s.derived)
+        assert ("seed" in cols) == s.seeded and ("package" in cols) == (s.shipped or s.derived)
         assert ("derived_from" in cols) == s.derived and ("split_group" in cols) == s.shipped
+        assert ("diagnostic" in cols) == s.repair and ("index" in cols) == s.seeded
         assert isinstance(schema.features(name), datasets.Features)
 
 
@@ -110,7 +111,9 @@ def test_unknown_config_fails_with_the_valid_names():
         ({"units": ("cuda-sideways",)}, "units must be some of"),
         ({"units": ()}, "units must be some of"),
         ({"splits": ("dev",)}, "splits must be some of"),
-        ({"ir": False}, "either an ir or whole programs"),
+        ({"ir": False}, "exactly one of an ir, whole programs or a repair"),
+        ({"programs": True}, "exactly one of an ir, whole programs or a repair"),
+        ({"source": "repair"}, "exactly one of an ir, whole programs or a repair"),  # a repair row holds no ir
     ],
 )
 def test_a_bad_spec_fails_on_construction(kwargs, message):

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1] / "builder"
 # call the sources
 LAYERS = [
     ("rng", "errors", "tolerances", "configs"),
-    ("grammar", "shipped", "derive", "schema", "standalone"),
+    ("grammar", "shipped", "derive", "repair", "schema", "standalone"),
     ("build_options", "folder_format"),
     ("warp_backend",),
     ("analysis",),
@@ -76,7 +76,7 @@ CARD_MAY_IMPORT = (
     "builder.folder_format",
     "builder.schema",
 )
-CARD_MAY_IMPORT += ("builder.shipped", "builder.tolerances", "builder.GENERATOR_VERSION")
+CARD_MAY_IMPORT += ("builder.repair", "builder.shipped", "builder.tolerances", "builder.GENERATOR_VERSION")
 
 
 @pytest.mark.parametrize("path", sorted(CARD.glob("*.py")), ids=lambda p: p.name)

@@ -114,9 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
 def warn_shards_capped(request: BuildRequest) -> None:
     """A split has at most one shard per row: say so when --num-shards asks for more than the largest split."""
-    generated = [
-        o for o in request if configs.spec(o.config).generated
-    ]  # sized by --num-*; the others by their sources
+    generated = [o for o in request if configs.spec(o.config).drawn]  # sized by --num-*; the others by their sources
     if not generated or not generated[0].num_shards:
         return
     largest = max(generated[0].size(s) for s in SPLITS)

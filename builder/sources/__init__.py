@@ -1,12 +1,12 @@
-"""Where rows come from: one small protocol (``base.RowSource``), one implementation per source.
-
-``generated`` draws programs from (seed, split, index) and pairs each with what Warp emits for it (the cuda-*, cpu,
-gpu-verified and standalone configs); ``shipped`` collects the kernels warp-lang and the packages built on it ship
-(the real config: train, validation and test, two packages held out); ``derived`` varies real's train kernels (the
-derived config). Each is a sub-package; ``plan`` (the shard plan) and ``columns`` (what every source derives from a
-kernel's source and its emitted unit) are shared. The build driver (``builder.dataset``), the ``datasets`` builder,
-the validator and the build's report look a config's source up here and call the protocol (the card reads the same
-facts from the schema's columns); none of them branches on a config's name.
+"""Where rows come from: one small protocol (``base.RowSource``), one implementation per source. ``generated`` draws
+programs from (seed, split, index) and pairs each with what Warp emits for it (the cuda-*, cpu, gpu-verified and
+standalone configs); ``shipped`` collects the kernels warp-lang and the packages built on it ship (the real config:
+train, validation and test, two packages held out); ``derived`` varies real's train kernels (the derived config);
+``repair`` breaks drawn programs and keeps Warp's diagnostic (the repair config). Each is a sub-package; ``plan``
+(the shard plan) and ``columns`` (what every source derives from a kernel's source and its emitted unit) are shared.
+The build driver (``builder.dataset``), the ``datasets`` builder, the validator and the build's report look a
+config's source up here and call the protocol (the card reads the same facts from the schema's columns); none of them
+branches on a config's name.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from builder.sources.base import RowSource
 from builder.sources.derived import DerivedSource
 from builder.sources.drawn import GeneratedSource
 from builder.sources.plan import Shard
+from builder.sources.repair import RepairSource
 from builder.sources.shipped import ShippedSource
 
-SOURCES: tuple[RowSource, ...] = (GeneratedSource(), ShippedSource(), DerivedSource())
+SOURCES: tuple[RowSource, ...] = (GeneratedSource(), ShippedSource(), DerivedSource(), RepairSource())
 _BY_NAME = {source.name: source for source in SOURCES}
 assert tuple(_BY_NAME) == configs.SOURCES, "one row source per source the registry names"
 

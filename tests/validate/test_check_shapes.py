@@ -35,6 +35,7 @@ def test_every_source_hands_out_its_folder_checks_in_the_folder_check_shape():
         "generated": ["determinism", "standalone_run"],
         "shipped": ["decontamination"],
         "derived": ["derived_decontamination", "derived_regeneration"],
+        "repair": ["repair_agrees_with_cpu", "repair_regeneration"],
     }
 
 

@@ -36,7 +36,7 @@ def base_record(
     }
 
 
-def _evidence_fields(ev: verify.Evidence, target: str) -> dict:
+def evidence_fields(ev: verify.Evidence, target: str) -> dict:
     fields = {k: getattr(ev, k) for k in (*verify.COMPILE_FIELDS, *verify.EXEC_FIELDS)}
     fields["toolchain"] = compilers.toolchain_json(target)
     return fields
@@ -182,17 +182,17 @@ def _chunk_rows(
             target, pass_, _ = TARGETS[cfg]
             rec = base_record(opts, opts.config, split, index, drawn, emitted[cfg], target, pass_)
             item = per_pass[cfg][k]
-            rec.update(_evidence_fields(item.evidence, target))
+            rec.update(evidence_fields(item.evidence, target))
             if gpu:
                 rec.update(item.gpu)
-            reason = _invalid_reason(opts, item, gpu)
+            reason = invalid_reason(opts, item, gpu)
             if reason:
                 leave_out(opts, split, index, drawn.program.kernel_name, reason, skipped)
                 continue
             yield project(rec, opts.config)
 
 
-def _invalid_reason(opts: BuildOptions, item: verify.Item, gpu: bool) -> str:
+def invalid_reason(opts: BuildOptions, item: verify.Item, gpu: bool) -> str:
     ev = item.evidence
     if opts.verify == "none":
         return ""

@@ -1,0 +1,53 @@
+"""Repair rows: each drawn program broken by one seeded edit Warp rejects, with Warp's diagnostic, the working
+kernel, the diff between them and the working kernel's evidence (``rows``).
+
+Rows are numbered like a generated config's (``--num-train`` and friends, the same programs at the same
+indices), so a repair row of a test program is in test, and its ``fixed_id`` names the cpu config's row of that
+program. ``validate`` regenerates every row, Warp's diagnostic included (``builder.checks.repair``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import replace
+
+from builder.build_options import BuildOptions
+from builder.checks.base import FolderCheckSettings
+from builder.checks.ids import UniqueIds
+from builder.checks.row_checks import Placement
+from builder.schema import SPLITS
+from builder.sources.base import RowSource, count_dropped, dropped
+from builder.sources.plan import Shard, split_shards
+
+
+class RepairSource(RowSource):
+    name = "repair"
+    shared_shards = False
+
+    def plan(self, opts: BuildOptions) -> list[Shard]:
+        return [replace(s, config=opts.config, source=self.name) for split in SPLITS for s in split_shards(opts, split)]
+
+    def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
+        from builder.sources.repair.rows import repair_rows  # imports Warp: only when rows are made
+
+        left_out: Counter = Counter()
+        yield from repair_rows(opts, shard.split, shard.start, shard.stop, left_out)
+        count_dropped(summary, opts.config, left_out)
+
+    def checks(self, config: str) -> list:
+        from builder.checks.repair import RepairRows
+
+        return [Placement(), UniqueIds(), RepairRows()]
+
+    def folder_checks(self, settings: FolderCheckSettings) -> list:
+        from builder.checks.repair import RepairAgreesWithCpu, RepairRegeneration
+
+        return [RepairRegeneration(settings.counter), RepairAgreesWithCpu()]
+
+    def report(self, summaries: list[dict], config: str) -> None:
+        left = dropped(summaries, config)
+        if left:
+            reasons = ", ".join(f"{reason}: {n}" for reason, n in left.items())
+            print(f"warp_cuda_ir {config}: {sum(left.values())} rows left out ({reasons})", file=sys.stderr)

@@ -55,11 +55,15 @@ class BuildOptions:
         "real config: build only the first N shipped modules of --real-sources, in module-name order (0: every "
         "module); a quick sample",
     )
-    # the derived config: variants of real's train kernels, made from a built real folder's rows
-    real_data: str = _opt("", "derived config: a built folder holding the real config, whose train kernels it varies")
+    # the derived and repair-real configs: made from a built real folder's train kernels
+    real_data: str = _opt(
+        "", "derived and repair-real configs: a built folder holding the real config, whose train kernels they use"
+    )
     num_derived: int = _opt(5, "derived config: variants drawn per real train kernel that admits a transformation")
     derived_kernels: int = _opt(
-        0, "derived config: vary only the first N train kernels of --real-data, in stored order (0: all); a sample"
+        0,
+        "derived and repair-real configs: use only the first N train kernels of --real-data, in stored order (0: all);"
+        " a sample",
     )
     evidence_dir: str | None = None  # shared content-addressed evidence cache (one per build or shard task)
 

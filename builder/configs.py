@@ -66,6 +66,7 @@ class ConfigSpec:
     ir: bool = True
     programs: bool = False
     gpu: bool = False  # rows are also run on a CUDA GPU: the GPU columns, a GPU to build on
+    written: bool = False  # rows are made from a built real folder's train kernels (--real-data): no drawn program
     default: bool = False  # in the default build (``warp-cuda-ir build`` without --configs)
 
     def __post_init__(self) -> None:
@@ -77,6 +78,8 @@ class ConfigSpec:
             raise ConfigError(f"config {self.name!r}: units must be some of {', '.join(UNITS)}, got {self.units}")
         if not self.splits or any(s not in SPLITS for s in self.splits):
             raise ConfigError(f"config {self.name!r}: splits must be some of {', '.join(SPLITS)}, got {self.splits}")
+        if self.written and (self.splits != ("train",) or self.source == "generated"):
+            raise ConfigError(f"config {self.name!r}: rows made from real's train kernels are in train alone")
         if sum((self.ir, self.programs, self.repair)) != 1:
             raise ConfigError(f"config {self.name!r}: rows hold exactly one of an ir, whole programs or a repair")
 
@@ -102,8 +105,9 @@ class ConfigSpec:
 
     @property
     def drawn(self) -> bool:
-        """Rows are numbered 0..N-1 in each split, N the build's ``--num-*`` size (generated, repair)."""
-        return self.source in ("generated", "repair")
+        """Rows are numbered 0..N-1 in each split, N the build's ``--num-*`` size, each a program drawn from
+        (seed, split, index): generated, and repair of drawn programs."""
+        return self.source in ("generated", "repair") and not self.written
 
     @property
     def seeded(self) -> bool:
@@ -169,6 +173,7 @@ REGISTRY: dict[str, ConfigSpec] = {
             units=tuple(UNITS),
             splits=("train",),
             use="training",
+            written=True,
         ),
         ConfigSpec(
             "standalone",
@@ -187,6 +192,17 @@ REGISTRY: dict[str, ConfigSpec] = {
             " program.",
             units=("cpu",),
             ir=False,
+        ),
+        ConfigSpec(
+            "repair-real",
+            "repair",
+            "real's train kernels broken by one seeded edit -> Warp's own diagnostic and the written kernel with the"
+            " diff, with the real row's licence, attribution and compile evidence; train only.",
+            units=("cpu",),
+            splits=("train",),
+            use="training",
+            ir=False,
+            written=True,
         ),
     )
 }

@@ -19,7 +19,10 @@ _S, _B, _I64, _I32, _F64, _BIN = (datasets.Value(t) for t in ("string", "bool", 
 
 FIELDS: dict[str, tuple[object, str]] = {
     "id": (_S, "Stable row id: CONFIG/SPLIT/SEED/INDEX."),
-    "config": (_S, "Config name (cuda-forward, cuda-backward, cpu, gpu-verified, real, derived, standalone, repair)."),
+    "config": (
+        _S,
+        "Config name (cuda-forward, cuda-backward, cpu, gpu-verified, real, derived, standalone, repair, repair-real).",
+    ),
     "seed": (_I64, "Build seed; with split and index it regenerates the row exactly."),
     "split": (_S, "train, validation or test."),
     "index": (_I64, "Row index within its split."),
@@ -62,8 +65,8 @@ FIELDS: dict[str, tuple[object, str]] = {
     "diff": (_S, "repair only: unified diff from broken_source to python_source (the repair)."),
     "fixed_id": (
         _S,
-        "repair only: the id of the cpu config's row of python_source (same seed, split and index): its inputs and"
-        " outputs judge a repair (warp-cuda-ir evaluate --config cpu).",
+        "repair only: the id of the row of python_source whose inputs and outputs judge a repair (warp-cuda-ir"
+        " evaluate): repair, the cpu config's row of the same seed, split and index; repair-real, real's cpu row.",
     ),
     "target": (_S, "cuda or cpu."),
     "pass": (_S, "forward or backward (adjoint)."),
@@ -243,6 +246,13 @@ REPAIR_COLUMNS = (
     *("arg_names", "arg_types", "builtins", "source_lines", "warp_version", "generator_version", "source_sha256"),
     *("normalized_sha256", "verify", "compiled", "compile_target", "toolchain", *EXEC_FIELDS),
 )
+# a repair-real row: a written kernel (real's train row it was broken from: its licence, attribution and compile
+# evidence), how it was broken and what Warp said
+REPAIR_WRITTEN_COLUMNS = (
+    *("id", "config", "seed", "split", "index", "category", "kernel_name", "python_source", *REPAIR_ONLY),
+    *("arg_names", "arg_types", "builtins", "source_lines", "warp_version", "generator_version", "source_sha256"),
+    *("normalized_sha256", "verify", "compiled", "compile_target", "toolchain", *REAL_ONLY[:-1]),
+)
 # a standalone row: the drawn program, its two programs and their evidence (no ir: the programs hold the units)
 STANDALONE_COLUMNS = (
     *("id", "config", "seed", "split", "index", "attempt", "category", "kernel_name", "python_source"),
@@ -261,7 +271,7 @@ def columns(config: str) -> tuple[str, ...]:
     if spec.programs:
         return tuple(k for k in FIELDS if k in STANDALONE_COLUMNS)
     if spec.repair:
-        return tuple(k for k in FIELDS if k in REPAIR_COLUMNS)
+        return tuple(k for k in FIELDS if k in (REPAIR_WRITTEN_COLUMNS if spec.written else REPAIR_COLUMNS))
     drop = set(STANDALONE_ONLY + REPAIR_ONLY)
     if spec.shipped:
         drop |= set(GENERATED_ONLY + EXEC_FIELDS + GPU_FIELDS + DERIVED_ONLY)

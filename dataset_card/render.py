@@ -159,7 +159,9 @@ def context(
         "real_section": "\n".join(real_section(files_of[c], c) for c in shipped if c in REGISTRY and spec(c).shipped),
         "standalone_section": standalone_section(files.get("standalone", {}), _source(repo_id)),
         # "" without a repair config: the cards of other folders stay as they were
-        "repair_section": "".join(repair_section(c, fs) for c, fs in files.items() if c in REGISTRY and spec(c).repair),
+        "repair_section": "".join(
+            repair_section(c, spec(c).written, fs) for c, fs in files.items() if c in REGISTRY and spec(c).repair
+        ),
     }
 
 

@@ -13,18 +13,22 @@ from builder.repair.mutations import KINDS
 _COLUMNS = ["mutation", "diagnostic_class", "diagnostic_line", "split"]
 _EXAMPLE = ["id", "mutation", "broken_source", "diagnostic_class", "diagnostic", "diagnostic_line", "diff", "fixed_id"]
 
+WHAT = {
+    False: "the program of a generated row (the same seed, split and index as the `cpu` row named by `fixed_id`)",
+    True: "a kernel of the `real` config's train split (the row named by `fixed_id`, whose package, licence and"
+    " copyright it keeps)",
+}
 INTRO = """The `{config}` config holds kernels Warp rejects, each with what Warp said and the kernel that works:
-the program of a generated row (the same seed, split and index as the `cpu` row named by `fixed_id`) with one
-seeded edit (`mutation`) that Warp's code generator refuses, Warp's diagnostic for it as a user reads it
+{what} with one seeded edit (`mutation`) that Warp's code generator refuses, Warp's diagnostic for it as a user reads it
 (`diagnostic_class`, `diagnostic`; the file is named `kernel.py`), the line it points to (`diagnostic_line`, null
 where Warp names none), the working kernel (`python_source`) and the diff from broken to working (`diff`). Every
-row's working kernel was compiled and run as its `cpu` row's was (the same evidence columns), and `validate` asks
-Warp again for every diagnostic. The `repair` task: the prompt is `broken_source` and `diagnostic`, the target a
+row carries its working kernel's evidence from the row `fixed_id` names, and `validate` asks Warp again for every
+diagnostic. The `repair` task: the prompt is `broken_source` and `diagnostic`, the target a
 kernel Warp accepts that computes what `python_source` computes; score a model's kernels with
-`warp-cuda-ir evaluate --config cpu` and the lines `{{"id": FIXED_ID, "python": SOURCE}}`."""
+`warp-cuda-ir evaluate` on the config of the `fixed_id` rows with the lines `{{"id": FIXED_ID, "python": SOURCE}}`."""
 
 
-def section(config: str, files: dict[str, list[Path]]) -> str:
+def section(config: str, written: bool, files: dict[str, list[Path]]) -> str:
     """Markdown for a repair config, or "" when it has no rows."""
     rows = [r for fs in files.values() for f in fs for r in pq.read_table(f, columns=_COLUMNS).to_pylist()]
     if not rows:
@@ -44,7 +48,7 @@ def section(config: str, files: dict[str, list[Path]]) -> str:
     split = next(iter(files))
     first = pq.read_table(files[split][0], columns=_EXAMPLE).slice(0, 1).to_pylist()[0]
     return (
-        f"\n## Repair rows\n\n{INTRO.format(config=config)}\n\n"
+        f"\n## Repair rows\n\n{INTRO.format(config=config, what=WHAT[written])}\n\n"
         f"{len(kinds)} kinds of edit, {len(rows)} rows:\n\n" + "\n".join(lines) + "\n\n"
         f"Row `{first['id']}` (`{first['mutation']}`; its working kernel is row `{first['fixed_id']}`'s): Warp says\n\n"
         f"```\n{first['diagnostic_class']}: {first['diagnostic'].rstrip()}\n```\n\n"

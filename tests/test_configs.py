@@ -89,8 +89,8 @@ def test_every_config_has_a_spec_and_its_columns():
         cols = schema.columns(name)
         assert ("ir" in cols) == s.ir and ("cpu_program" in cols) == s.programs
         assert ("gpu_match" in cols) == s.gpu and ("ptx" in cols) == s.ptx
-        # a derived row is seeded and names the package its source kernel came from
-        assert ("seed" in cols) == s.seeded and ("package" in cols) == (s.shipped or s.derived)
+        # a row made from a written kernel (derived, repair-real) is seeded and names the package the kernel came from
+        assert ("seed" in cols) == s.seeded and ("package" in cols) == (s.shipped or s.written)
         assert ("derived_from" in cols) == s.derived and ("split_group" in cols) == s.shipped
         assert ("diagnostic" in cols) == s.repair and ("index" in cols) == s.seeded
         assert isinstance(schema.features(name), datasets.Features)

@@ -36,7 +36,7 @@ def build_options(folder: Path | None) -> dict:
     return json.loads((folder / "manifest.json").read_text()).get("options", {})
 
 
-def _real_tables(tables: dict, folder: Path | None) -> dict[str, pa.Table]:
+def real_tables(tables: dict, folder: Path | None) -> dict[str, pa.Table]:
     """The ``real`` splits: the folder's own, else those of its ``--real-data`` folder."""
     import pyarrow.parquet as pq
 
@@ -72,7 +72,7 @@ class DerivedDecontamination(_DerivedCheck):
     name = "derived_decontamination"
 
     def run(self, tables) -> Result:
-        real = _real_tables(tables, self.folder)
+        real = real_tables(tables, self.folder)
         evaluated = [(r["id"], r["python_source"]) for s in EVALUATED if s in real for r in _distinct(real[s])]
         if not evaluated:
             return Result(
@@ -119,7 +119,7 @@ class DerivedRegeneration(_DerivedCheck):
         from builder.derive import variants
         from builder.warp_backend.written import emit_fresh
 
-        real = _real_tables(tables, self.folder)
+        real = real_tables(tables, self.folder)
         n = build_options(self.folder).get("num_derived")
         if "train" not in real or not n:
             return Result(self.name, "derived", "skip", "needs real's train rows (beside it or --real-data)")

@@ -1,25 +1,30 @@
-"""Checks of the ``repair`` config: every row is whole and self-consistent (``RepairRows``), regenerates from its
-(seed, split, index), Warp's diagnostic for its broken kernel included (``RepairRegeneration``: Warp is asked
-again, so a row whose diagnostic Warp does not raise fails), and where the folder holds the cpu config too, its
-working kernel and evidence are that config's row of the same program (``RepairAgreesWithCpu``).
+"""Checks of the repair configs: every row is whole and self-consistent (``RepairRows``), regenerates from its
+(seed, split, index) or its real train row, Warp's diagnostic for its broken kernel included
+(``RepairRegeneration``: Warp is asked again, so a row whose diagnostic Warp does not raise fails), and where the
+folder holds the row its ``fixed_id`` names (cpu, real), its working kernel and evidence are that row's
+(``RepairAgreesWithCpu``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
 
 import pyarrow as pa
 
 from builder.checks.base import FolderCheck, Result, RowCheck, concat, mismatch_result
+from builder.checks.derived import real_tables
 from builder.configs import spec
 from builder.folder_format import infer_categories, sha256_text
 from builder.grammar.sample import sample
-from builder.repair import diagnostics, repair_columns
+from builder.repair import diagnostics, fixed_id, repair_columns
 from builder.repair.mutations import KINDS
+from builder.shipped.overlap import normalized_sha256
 
 REGENERATED = ("python_source", "normalized_sha256", "broken_source", "mutation", "diagnostic_class", "diagnostic")
 REGENERATED += ("diagnostic_line", "diff", "fixed_id")
+WRITTEN = ("kernel_name", "python_source")  # what a repair-real row is regenerated from: its real train row
 EVIDENCE = ("python_source", "compiled", "executed", "output_checksum", "grad_checksum")
 
 
@@ -60,8 +65,9 @@ class RepairRegeneration(FolderCheck):
 
     name = "repair_regeneration"
 
-    def __init__(self, counter: Callable[[str, int], AbstractContextManager] | None = None):
+    def __init__(self, counter: Callable[[str, int], AbstractContextManager] | None = None, folder: Path | None = None):
         self.counter = counter
+        self.folder = folder  # where a repair-real row's real rows are found (beside it, or its --real-data)
 
     def applies(self, tables):
         return bool(_repair_configs(tables))
@@ -69,7 +75,17 @@ class RepairRegeneration(FolderCheck):
     def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
 
         mismatches, checked = [], 0
-        for config in _repair_configs(tables):
+        written = [c for c in _repair_configs(tables) if spec(c).written]
+        if written:
+            real = real_tables(tables, self.folder).get("train")
+            sources = {} if real is None else {r["id"]: r for r in real.select(["id", *WRITTEN]).to_pylist()}
+        for config in written:
+            for row in concat(tables[config], ["id", "seed", *REGENERATED]).to_pylist():
+                checked += 1
+                diff = self._written_differences(row, sources.get(row["fixed_id"]))
+                if diff:
+                    mismatches.append((row["id"], diff))
+        for config in [c for c in _repair_configs(tables) if not spec(c).written]:
             splits = tables[config]
             t = concat(splits, ["index", "category"])
             cycle = infer_categories(t.column("index").to_pylist(), t.column("category").to_pylist())
@@ -87,6 +103,22 @@ class RepairRegeneration(FolderCheck):
         return mismatch_result(self.name, checked, mismatches, "their regeneration", passed)
 
     @staticmethod
+    def _written_differences(row: dict, src: dict | None) -> str:
+        from builder.warp_backend.diagnose import first_rejected_written  # loads Warp: only when a folder is checked
+
+        if src is None:
+            return f"its fixed_id {row['fixed_id']} is not a row of real's train split (beside it or --real-data)"
+        try:
+            found = first_rejected_written(row["seed"], src["id"], src["python_source"], src["kernel_name"])
+        except Exception as exc:  # noqa: BLE001 - a row that cannot be regenerated is a failure, not a crash
+            return type(exc).__name__
+        if found is None:
+            return "Warp accepts every edit of the kernel"
+        want = {"python_source": src["python_source"], "normalized_sha256": normalized_sha256(src["python_source"])}
+        want |= repair_columns(src["python_source"], found, src["id"])
+        return ",".join(name for name in REGENERATED if row[name] != want[name])
+
+    @staticmethod
     def _differences(config: str, row: dict, split: str, cycle: tuple[str, ...]) -> str:
         from builder.warp_backend.diagnose import first_rejected  # loads Warp: only when a folder is checked
 
@@ -100,7 +132,7 @@ class RepairRegeneration(FolderCheck):
         if found is None:
             return "Warp accepts every edit of the program"
         want = {"python_source": program.source, "normalized_sha256": drawn.normalized_sha256}
-        want |= repair_columns(config, seed, split, index, program.source, found)
+        want |= repair_columns(program.source, found, fixed_id(config, seed, split, index))
         return ",".join(name for name in REGENERATED if row[name] != want[name])
 
 
@@ -115,21 +147,25 @@ class RepairAgreesWithCpu(FolderCheck):
     def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
         fixed = {}
         for config in tables:
-            if spec(config).generated and spec(config).ir:
+            if spec(config).ir and (spec(config).generated or spec(config).shipped):
                 for table in tables[config].values():
-                    fixed |= {r["id"]: r for r in table.select(["id", *EVIDENCE]).to_pylist()}
+                    have = [c for c in EVIDENCE if c in table.column_names]
+                    fixed |= {r["id"]: r for r in table.select(["id", *have]).to_pylist()}
         mismatches, checked = [], 0
         for config in _repair_configs(tables):
             for table in tables[config].values():
-                for row in table.select(["id", "fixed_id", *EVIDENCE]).to_pylist():
+                have = [c for c in EVIDENCE if c in table.column_names]
+                for row in table.select(["id", "fixed_id", *have]).to_pylist():
                     other = fixed.get(row["fixed_id"])
                     if other is None:
                         continue
                     checked += 1
-                    diff = ",".join(c for c in EVIDENCE if row[c] != other[c])
+                    diff = ",".join(c for c in have if c in other and row[c] != other[c])
                     if diff:
                         mismatches.append((row["id"], diff))
         if not checked:
-            return Result(self.name, "", "skip", "no row a repair row names is in the folder (build cpu with it)")
+            return Result(
+                self.name, "", "skip", "no row a repair row names is in the folder (build cpu or real with it)"
+            )
         passed = f"{checked} repair rows hold their fixed_id row's kernel and evidence"
         return mismatch_result(self.name, checked, mismatches, "the rows they name", passed)

@@ -22,6 +22,15 @@ The ``lift`` task goes the other way (prompt: the row's ``ir``; target: its ``py
   most similar to the row's (the prompt: never the row's own Python; difflib over tokens among the 32 rows whose
   token multisets overlap most), its kernel name and argument names replaced by the row's, by position.
 
+The ``repair`` task (prompt: a repair row's ``broken_source`` and ``diagnostic``; target: a kernel Warp accepts that
+computes what ``python_source`` computes; predictions are ``{"id": FIXED_ID, "python"}`` lines, scored on the
+config of the rows ``fixed_id`` names: cpu for ``repair``):
+
+- ``repair_reference``: each row's ``python_source`` (the ceiling);
+- ``repair_unchanged``: the broken kernel itself (what Warp's diagnostic says is wrong stays wrong: the floor);
+- ``repair_retrieval_rename``: the ``python_source`` of the train repair row whose ``broken_source`` is most
+  similar to the row's (the same shortlist and alignment as ``lift_retrieval_rename``), renamed as above.
+
 The train rows come from ``--train-data`` (default: ``--data``) and ``--train-config`` (default: ``--config``),
 split ``train``: for ``real``, its own train split (written code of modules and packages the test rows are not
 in). A train config of one unit (cpu, ...) predicts only the rows of its target and pass.
@@ -43,6 +52,8 @@ from builder.shipped.splits import own_kernel
 
 KINDS = ("reference", "nearest", "nearest_body", "retrieval_rename", "retrieval_rename_types", "empty")
 LIFT_KINDS = ("lift_reference", "lift_retrieval_rename")  # predictions of python_source from ir
+REPAIR_KINDS = ("repair_reference", "repair_unchanged", "repair_retrieval_rename")  # a working kernel from a broken
+REPAIR_COLUMNS = ["id", "kernel_name", "arg_names", "python_source", "broken_source", "fixed_id"]
 SHORTLIST = 32  # lift retrieval: train rows aligned per row, after a linear pre-filter
 RETRIEVAL = ("kernel_name", "arg_names", "arg_types")  # the columns renaming (and cutting the own kernel) reads
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -138,18 +149,24 @@ def nearest_by_ir(row: dict, train: list[dict]) -> dict:
     """The train row of the same target and pass whose ``ir`` is most similar to the row's (difflib ratio over
     tokens; ties: the first in dataset order): retrieval on what a lifting model is shown."""
     pool = [t for t in train if (t["target"], t["pass"]) == (row["target"], row["pass"])] or train
-    tokens = _ir_tokens(row["ir"])
+    return nearest_by(row, pool, "ir")
+
+
+def nearest_by(row: dict, pool: list[dict], column: str) -> dict:
+    """The row of ``pool`` whose ``column`` is most similar to the row's (difflib ratio over tokens; ties: the
+    first in dataset order)."""
+    tokens = _ir_tokens(row[column])
     # an ir is hundreds of tokens and difflib's ratio quadratic in them: align only the SHORTLIST rows whose token
     # multisets overlap most (quick_ratio, linear), ties kept in dataset order
     matcher = difflib.SequenceMatcher(autojunk=False)
     matcher.set_seq2(tokens)
 
     def overlap(t: dict) -> float:
-        matcher.set_seq1(_ir_tokens(t["ir"]))
+        matcher.set_seq1(_ir_tokens(t[column]))
         return matcher.quick_ratio()
 
     ranked = sorted(range(len(pool)), key=lambda n: -overlap(pool[n]))[:SHORTLIST]
-    return _most_similar(tokens, [pool[n] for n in sorted(ranked)], lambda t: _ir_tokens(t["ir"]))
+    return _most_similar(tokens, [pool[n] for n in sorted(ranked)], lambda t: _ir_tokens(t[column]))
 
 
 def rename_python(source: str, other: dict, row: dict) -> str:
@@ -169,7 +186,26 @@ def empty(row: dict) -> str:
     return ir[: ir.index("{") + 1] + "\n}\n"
 
 
+def repair_retrieval_rename(row: dict, train: list[dict]) -> str:
+    other = nearest_by(row, train, "broken_source")
+    return rename_python(other["python_source"], other, row)
+
+
+def repair_rows(where: str, config: str, split: str) -> list[dict]:
+    """A repair config's rows (the columns its baselines read), as ``datasets`` loads them."""
+    import datasets
+
+    return datasets.load_dataset(where, config, split=split).select_columns(REPAIR_COLUMNS).to_list()
+
+
 def predictions(kind: str, rows: list[dict], train: list[dict]) -> list[dict]:
+    if kind in REPAIR_KINDS:
+        repair = {
+            "repair_reference": lambda r: r["python_source"],
+            "repair_unchanged": lambda r: r["broken_source"],
+            "repair_retrieval_rename": lambda r: repair_retrieval_rename(r, train),
+        }
+        return [{"id": r["fixed_id"], "python": repair[kind](r)} for r in rows]
     if kind in LIFT_KINDS:
         lift = {
             "lift_reference": lambda r: r["python_source"],
@@ -192,12 +228,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", required=True)
     p.add_argument("--config", required=True)
     p.add_argument("--split", default="test")
-    p.add_argument("--kind", choices=KINDS + LIFT_KINDS, required=True)
+    p.add_argument("--kind", choices=KINDS + LIFT_KINDS + REPAIR_KINDS, required=True)
     p.add_argument("--train-data", default=None, help="folder or Hub id of the train rows (default: --data)")
     p.add_argument("--train-config", default=None, help="config of the train rows (default: --config)")
     p.add_argument("--out", required=True, help="PRED.jsonl to write")
     args = p.parse_args(argv)
-    retrieval = args.kind.startswith(("nearest", "retrieval", "lift_retrieval"))
+    retrieval = args.kind.startswith(("nearest", "retrieval", "lift_retrieval", "repair_retrieval"))
+    if args.kind in REPAIR_KINDS:
+        if args.config not in CONFIGS or not spec(args.config).repair:
+            p.error(f"--kind {args.kind} needs a repair config, got {args.config!r}")
+        rows = repair_rows(args.data, args.config, args.split)
+        train = (
+            repair_rows(args.train_data or args.data, args.train_config or args.config, "train") if retrieval else []
+        )
+        return _write(Path(args.out), predictions(args.kind, rows, train), args.kind)
     rows = data.load_rows(args.data, args.config, args.split, extra=RETRIEVAL if retrieval else ())
     train = []
     if retrieval:
@@ -208,11 +252,14 @@ def main(argv: list[str] | None = None) -> int:
         if one:  # its rows hold one unit: predict the rows of that target and pass
             rows = [r for r in rows if (r["target"], r["pass"]) == (one.target, one.pass_)]
         train = data.load_rows(args.train_data or args.data, train_config, "train", extra=RETRIEVAL)
-    out = Path(args.out)
+    return _write(Path(args.out), predictions(args.kind, rows, train), args.kind)
+
+
+def _write(out: Path, made: list[dict], kind: str) -> int:
     tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text("".join(json.dumps(x) + "\n" for x in predictions(args.kind, rows, train)))
+    tmp.write_text("".join(json.dumps(x) + "\n" for x in made))
     tmp.replace(out)
-    print(f"wrote {len(rows)} {args.kind} predictions to {out}", file=sys.stderr)
+    print(f"wrote {len(made)} {kind} predictions to {out}", file=sys.stderr)
     return 0
 
 

@@ -26,8 +26,9 @@ def fixed_id(config: str, seed: int, split: str, index: int) -> str:
     return f"{fixed}/{split}/{seed}/{index}"
 
 
-def repair_columns(config: str, seed: int, split: str, index: int, source: str, found: Broken) -> dict:
-    """The columns a repair row adds to its program's; ``validate`` recomputes them and compares."""
+def repair_columns(source: str, found: Broken, fixed: str) -> dict:
+    """The columns a repair row adds to its kernel's (``source``, the working one; ``fixed``: the id of the row that
+    holds it); ``validate`` recomputes them and compares."""
     dg = found.diagnostic
     return {
         "broken_source": found.mutation.broken_source,
@@ -36,5 +37,5 @@ def repair_columns(config: str, seed: int, split: str, index: int, source: str, 
         "diagnostic": dg.message,
         "diagnostic_line": dg.line,
         "diff": diagnostics.diff(found.mutation.broken_source, source),
-        "fixed_id": fixed_id(config, seed, split, index),
+        "fixed_id": fixed,
     }

@@ -59,3 +59,15 @@ def split_shards(opts: BuildOptions, split: str) -> list[Shard]:
     k = shard_count(n, opts)
     bounds = [(n * s) // k for s in range(k + 1)] if k else []
     return [Shard(split, s, k, bounds[s], bounds[s + 1]) for s in range(k)]
+
+
+def kernel_shards(opts: BuildOptions, n: int, per_shard: int, source: str) -> list[Shard]:
+    """The train shards of a config made from ``n`` of real's train kernels (derived, repair-real): ``per_shard``
+    kernels each, or ``--num-shards`` of them. Rows are known once built (Warp rejects some variants, accepts every
+    edit of a few kernels), so the time left goes by the kernels a shard holds (``weight``)."""
+    k = min(opts.num_shards, n) if opts.num_shards else -(-n // per_shard)
+    bounds = [(n * s) // k for s in range(k + 1)] if k else []
+    return [
+        Shard("train", s, k, bounds[s], bounds[s + 1], opts.config, (), source, bounds[s + 1] - bounds[s])
+        for s in range(k)
+    ]

@@ -1,7 +1,10 @@
-"""Warp as the judge of a broken kernel: the first of a program's edits whose kernel Warp's code generator rejects,
-with the diagnostic Warp raised (``builder.repair``). The kernel is generated for the CPU as ``Module.load``
-generates it for a user's launch; every candidate is loaded as one module name, so a message that names the
-module reads the same in a build and in its regeneration."""
+"""Warp as the judge of a broken kernel: the first of a kernel's edits whose kernel Warp's code generator rejects,
+with the diagnostic Warp raised (``builder.repair``). A drawn program is generated for the CPU as ``Module.load``
+generates it for a user's launch (``first_rejected``); a written kernel is generated in a process that has run its
+module's imports, as ``derived`` variants are (``first_rejected_written``). Every candidate of a kernel is loaded
+as one module name, so a message that names the module reads the same in a build and in its regeneration. An
+error that is not Warp's judgement of the kernel (a timeout, a crashed child, a missing package) or a message that
+names a directory of this machine is passed over for the next edit."""
 
 from __future__ import annotations
 
@@ -10,6 +13,15 @@ from builder.repair import Broken, diagnostics
 from builder.repair.mutations import candidates
 from builder.rng import derive_rng
 from builder.warp_backend import codegen
+
+NOT_A_DIAGNOSTIC = ("TimeoutError", "ChildProcessError", "ModuleNotFoundError", "ImportError")
+
+
+def _diagnostic(rejection: WarpRejected) -> diagnostics.Diagnostic | None:
+    dg = diagnostics.parse(rejection.message)
+    if dg.error_class in NOT_A_DIAGNOSTIC or diagnostics.machine_specific(dg.message):
+        return None
+    return dg
 
 
 def first_rejected(
@@ -23,5 +35,22 @@ def first_rejected(
         try:
             codegen.emit(label, mutation.broken_source, module, ("cpu",), block_dim=block_dim)
         except WarpRejected as exc:
-            return Broken(mutation, diagnostics.parse(exc.message))
+            if (dg := _diagnostic(exc)) is not None:
+                return Broken(mutation, dg)
+    return None
+
+
+def first_rejected_written(seed: int, row_id: str, source: str, kernel_name: str) -> Broken | None:
+    """``first_rejected`` for a written kernel (real's train row ``row_id``): its edits drawn from (seed, "repair",
+    row_id), so a kernel is broken the same way in a build of any size."""
+    from builder.warp_backend.written import Zygote, leading_imports
+
+    module = f"wcir_repair_written_{derive_rng(row_id).getrandbits(32):08x}"
+    with Zygote(leading_imports(source)) as zygote:  # one process imports the kernel's package for all its edits
+        for mutation in candidates(derive_rng(seed, "repair", row_id), source, kernel_name):
+            try:
+                zygote.emit(f"repair {row_id}", mutation.broken_source, module, kernel_name)
+            except WarpRejected as exc:
+                if (dg := _diagnostic(exc)) is not None:
+                    return Broken(mutation, dg)
     return None

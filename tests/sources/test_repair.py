@@ -87,3 +87,31 @@ def test_validate_passes_and_fails_on_a_planted_diagnostic(built, tmp_path):
         rows[0]["id"]
     ]
     assert "diagnostic" in results["repair_regeneration"].message
+
+
+def test_written_kernels_are_broken_in_train_alone_keep_their_attribution_and_regenerate(probe_data, tmp_path):
+    # probe_data's real rows: warp-jsb (a training package, in train) and warp-nn (held out: all in test)
+    out = tmp_path / "written"
+    assert main(["build", "--configs", "repair-real", "--real-data", probe_data, "--out", str(out)]) == 0
+    rows = datasets.load_dataset(str(out), "repair-real", split="train")
+    real = {r["id"]: r for r in datasets.load_dataset(probe_data, "real", split="train")}
+    assert rows.num_rows > 0 and datasets.get_dataset_split_names(str(out), "repair-real") == ["train"]
+    for row in rows:
+        fixed = real[row["fixed_id"]]  # a train kernel's cpu row: never one a model is scored on
+        assert fixed["split"] == "train" and row["python_source"] == fixed["python_source"]
+        assert (row["package"], row["license"], row["copyright"]) == (
+            fixed["package"],
+            fixed["license"],
+            fixed["copyright"],
+        )
+        assert row["mutation"] in KINDS and row["broken_source"] != row["python_source"]
+    report = validate(out, fidelity_sample=0)
+    assert report.ok and "repair_regeneration" in {r.name for r in report.checks if r.status == "pass"}, report.failures
+
+    shard = sorted((out / "repair-real").glob("train-*.parquet"))[0]
+    table = pq.read_table(shard)
+    planted = table.to_pylist()
+    planted[-1]["diagnostic_line"] = (planted[-1]["diagnostic_line"] or 0) + 1  # a line Warp did not name
+    pq.write_table(type(table).from_pylist(planted, schema=table.schema), shard)
+    results = {r.name: r for r in validate(out, fidelity_sample=0).checks}
+    assert results["repair_regeneration"].offenders == [planted[-1]["id"]]

@@ -15,7 +15,7 @@ from builder.checks.evidence import BuiltinCoverage, Verification
 from builder.checks.ids import UniqueIds
 from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
 from builder.sources.base import RowSource, count_dropped, dropped
-from builder.sources.plan import Shard
+from builder.sources.plan import Shard, kernel_shards
 
 KERNELS_PER_SHARD = 24  # source kernels a shard varies (about 100 variants, 300 rows at the default 5)
 
@@ -28,14 +28,9 @@ class DerivedSource(RowSource):
     def plan(self, opts: BuildOptions) -> list[Shard]:
         from builder.sources.derived.rows import source_kernels
 
-        n = len(source_kernels(opts.real_data, opts.derived_kernels))
-        k = min(opts.num_shards, n) if opts.num_shards else -(-n // KERNELS_PER_SHARD)
-        bounds = [(n * s) // k for s in range(k + 1)] if k else []
-        # rows are known once built (Warp rejects some variants): the time left goes by the kernels varied
-        return [
-            Shard("train", s, k, bounds[s], bounds[s + 1], opts.config, (), self.name, bounds[s + 1] - bounds[s])
-            for s in range(k)
-        ]
+        return kernel_shards(
+            opts, len(source_kernels(opts.real_data, opts.derived_kernels)), KERNELS_PER_SHARD, self.name
+        )
 
     def rows(self, opts: BuildOptions, shard: Shard, summary: dict) -> Iterator[dict]:
         from builder.sources.derived.rows import derived_rows

@@ -50,6 +50,8 @@ SOURCE_COLUMNS = (
     "copyright",
     "qualified_name",
 )
+# what a repair-real row carries over from the real row it broke: the written kernel's signature and compile evidence
+EVIDENCE_COLUMNS = ("arg_names", "arg_types", "verify", "compiled", "compile_target", "toolchain")
 
 
 @cache
@@ -65,10 +67,12 @@ def source_kernels(real_data: str, limit: int = 0) -> tuple[dict, ...]:
             f"derived needs --real-data: a built folder with real's train split ({real_data or 'none given'!r} has"
             " no real/train-*.parquet; build it with warp-cuda-ir build --configs real)"
         )
-    table = pa.concat_tables(pq.read_table(f, columns=[*SOURCE_COLUMNS, "target", "split"]) for f in files)
+    table = pa.concat_tables(
+        pq.read_table(f, columns=[*SOURCE_COLUMNS, *EVIDENCE_COLUMNS, "target", "split"]) for f in files
+    )
     table = table.filter(pc.and_(pc.equal(table["target"], "cpu"), pc.equal(table["split"], "train")))
     seen, out = set(), []
-    for row in table.select(list(SOURCE_COLUMNS)).to_pylist():
+    for row in table.select([*SOURCE_COLUMNS, *EVIDENCE_COLUMNS]).to_pylist():
         key = (row["python_source"], row["kernel_name"])
         if key in seen:
             continue

@@ -14,10 +14,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from builder import GENERATOR_VERSION
 from builder.build_options import BuildOptions
 from builder.grammar.sample import Drawn, sample
-from builder.repair import Broken, repair_columns
+from builder.repair import Broken, fixed_id, repair_columns
 from builder.schema import project
+from builder.sources.columns import source_columns
 
 CHUNK = 64  # programs whose working kernels are built and run together (as generated rows are)
 NO_EDIT = "no edit Warp rejects"
@@ -53,6 +55,38 @@ def repair_rows(opts: BuildOptions, split: str, start: int, stop: int, dropped: 
                 leave_out(opts, split, index, drawn.program.kernel_name, reason, dropped)
                 continue
             row = program_fields(opts, opts.config, split, index, drawn)  # the columns every drawn row has
-            row |= repair_columns(opts.config, opts.seed, split, index, drawn.program.source, found)
+            row |= repair_columns(drawn.program.source, found, fixed_id(opts.config, opts.seed, split, index))
             row |= evidence_fields(item.evidence, "cpu")  # what the cpu config's row of the program holds
             yield project(row, opts.config)
+
+
+def written_repair_rows(opts: BuildOptions, start: int, stop: int, dropped: Counter) -> Iterator[dict]:
+    """Rows of real's train kernels ``start..stop-1`` (``derived.rows.source_kernels``: the list derived varies):
+    kernel ``k`` gives row ``k``. A row carries its real row's licence, attribution and compile evidence."""
+    from builder.shipped.overlap import builtins, normalized_sha256
+    from builder.sources.derived.rows import source_kernels
+    from builder.warp_backend import compilers
+    from builder.warp_backend.diagnose import first_rejected_written
+
+    for index, src in enumerate(source_kernels(opts.real_data, opts.derived_kernels)[start:stop], start):
+        found = first_rejected_written(opts.seed, src["id"], src["python_source"], src["kernel_name"])
+        if found is None:
+            dropped[NO_EDIT] += 1
+            continue
+        row = {
+            **{c: src[c] for c in ("kernel_name", "category", "arg_names", "arg_types", "verify", "compiled")},
+            **{c: src[c] for c in ("compile_target", "toolchain", "source_path", "package", "package_version")},
+            **{c: src[c] for c in ("license", "copyright", "qualified_name")},
+            "id": f"{opts.config}/train/{opts.seed}/{index}",
+            "config": opts.config,
+            "seed": opts.seed,
+            "split": "train",
+            "index": index,
+            **source_columns(src["python_source"]),
+            **repair_columns(src["python_source"], found, src["id"]),
+            "builtins": builtins(src["python_source"]),
+            "warp_version": compilers.toolchain()["warp"],
+            "generator_version": GENERATOR_VERSION,
+            "normalized_sha256": normalized_sha256(src["python_source"]),
+        }
+        yield project(row, opts.config)

@@ -27,4 +27,4 @@ def test_card_has_a_real_section_and_per_config_features(copy):
     attribution = text[text.index("### Attribution and licences") :]
     assert "| warp-lang | 1.19.0 | Apache-2.0 | 2 | " in attribution
     assert "| warp-nn | 0.4.1 | Apache-2.0 | 2 | " in attribution and "NVIDIA" in attribution
-    assert "| `source_path` | `string` | real, derived |" in text
+    assert "| `source_path` | `string` | real, derived, repair-real |" in text

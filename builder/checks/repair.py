@@ -73,7 +73,6 @@ class RepairRegeneration(FolderCheck):
         return bool(_repair_configs(tables))
 
     def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
-
         mismatches, checked = [], 0
         written = [c for c in _repair_configs(tables) if spec(c).written]
         if written:

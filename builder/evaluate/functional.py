@@ -53,7 +53,7 @@ class PredictionResult:
 
 def job(row: dict, tu: str, stage: str, pch: Path, runs: list[trials.Trial]) -> dict:
     """What a child needs (``workload.run``): no expected value is in it."""
-    shipped = not spec(row["config"]).seeded
+    shipped = not spec(row["config"]).drawn
     own = ("kernel_name", "arg_types") if shipped else ("seed", "split", "index")
     return {
         **{k: row[k] for k in ("id", "category", "python_source", "target", *own)},
@@ -167,7 +167,7 @@ class Evaluator:
 
     def _real_exclusion(self, row: dict) -> str:
         """Why a shipped kernel's row is not run at all here (its predictions are still compiled), or ""."""
-        if spec(row["config"]).seeded:
+        if spec(row["config"]).drawn:
             return ""
         if re.search(r"\bwp\.tile", row["python_source"]):
             return TILE
@@ -198,7 +198,7 @@ class Evaluator:
         for row_id in row_ids:
             row, outcome = self.rows[row_id], outcomes[row_id]
             if outcome.status != "ok" or outcome.outputs is None:
-                if not spec(row["config"]).seeded:
+                if not spec(row["config"]).drawn:
                     self.not_scored[row_id] = real_reference_failure(outcome)
                     continue
                 # the harness, not a prediction, failed: scoring the row's predictions would mean nothing
@@ -206,7 +206,7 @@ class Evaluator:
                 raise ReferenceFailed(row_id, f"{reason}: {detail}" if detail else reason)
             arrays = load_arrays(outcome.outputs)
             shutil.rmtree(outcome.outputs.parent, ignore_errors=True)
-            if not spec(row["config"]).seeded and not compare.finite(arrays):
+            if not spec(row["config"]).drawn and not compare.finite(arrays):
                 self.not_scored[row_id] = "non-finite reference results on generated inputs"
             elif compare.body_independent(arrays, row["pass"] == "backward"):
                 self.not_scored[row_id] = BODY_FREE
@@ -221,7 +221,7 @@ class Evaluator:
 
     def _trials(self, row: dict) -> list[trials.Trial]:
         if row["id"] not in self.trials:
-            if not spec(row["config"]).seeded:
+            if not spec(row["config"]).drawn:
                 ndim = launch_ndim(row["python_source"], row["kernel_name"])
                 self.trials[row["id"]] = trials.real(row, ndim, self.n_trials)
             else:
@@ -252,7 +252,7 @@ class Evaluator:
     def _tolerance(self, row: dict) -> compare.Tolerance:
         from builder.warp_backend import execute
 
-        if not spec(row["config"]).seeded:
+        if not spec(row["config"]).drawn:
             return compare.loosest(self.references[row["id"]], execute.TOLERANCES)
         program = self._program(row)
         return lambda dtype: execute.tolerance(dtype, program)

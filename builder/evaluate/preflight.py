@@ -20,7 +20,7 @@ from builder.evaluate.sandbox import Outcome
 
 def stage(row: dict, evaluated: str) -> str:
     """The stage the preflight runs ``row``'s reference at; ``evaluated``: the stage its predictions run at."""
-    return evaluated if spec(row["config"]).seeded else "compile"
+    return evaluated if spec(row["config"]).drawn else "compile"
 
 
 def check(row_id: str, stage: str, outcome: Outcome) -> None:

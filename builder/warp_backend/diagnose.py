@@ -18,10 +18,13 @@ NOT_A_DIAGNOSTIC = ("TimeoutError", "ChildProcessError", "ModuleNotFoundError", 
 
 
 def _diagnostic(rejection: WarpRejected) -> diagnostics.Diagnostic | None:
+    """Warp's diagnostic in ``rejection``, or None where it is not one: the builder's own words (no exception
+    class before the message: a generic kernel left without overloads), a timeout, a crash, a missing package,
+    or a message naming a directory of this machine."""
     dg = diagnostics.parse(rejection.message)
-    if dg.error_class in NOT_A_DIAGNOSTIC or diagnostics.machine_specific(dg.message):
+    if not dg.error_class.isidentifier() or dg.error_class in NOT_A_DIAGNOSTIC:
         return None
-    return dg
+    return None if diagnostics.machine_specific(dg.message) else dg
 
 
 def first_rejected(
@@ -42,11 +45,14 @@ def first_rejected(
 
 def first_rejected_written(seed: int, row_id: str, source: str, kernel_name: str) -> Broken | None:
     """``first_rejected`` for a written kernel (real's train row ``row_id``): its edits drawn from (seed, "repair",
-    row_id), so a kernel is broken the same way in a build of any size."""
+    row_id), so a kernel is broken the same way in a build of any size. The working kernel is emitted first, the
+    same way: where Warp rejects it here (a tile kernel built for another block size than its launch's), a
+    diagnostic would not be about the edit, and ``WarpRejected`` is raised."""
     from builder.warp_backend.written import Zygote, leading_imports
 
     module = f"wcir_repair_written_{derive_rng(row_id).getrandbits(32):08x}"
     with Zygote(leading_imports(source)) as zygote:  # one process imports the kernel's package for all its edits
+        zygote.emit(f"repair {row_id}", source, module, kernel_name)
         for mutation in candidates(derive_rng(seed, "repair", row_id), source, kernel_name):
             try:
                 zygote.emit(f"repair {row_id}", mutation.broken_source, module, kernel_name)

@@ -63,13 +63,18 @@ def repair_rows(opts: BuildOptions, split: str, start: int, stop: int, dropped: 
 def written_repair_rows(opts: BuildOptions, start: int, stop: int, dropped: Counter) -> Iterator[dict]:
     """Rows of real's train kernels ``start..stop-1`` (``derived.rows.source_kernels``: the list derived varies):
     kernel ``k`` gives row ``k``. A row carries its real row's licence, attribution and compile evidence."""
+    from builder.errors import WarpRejected
     from builder.shipped.overlap import builtins, normalized_sha256
     from builder.sources.derived.rows import source_kernels
     from builder.warp_backend import compilers
     from builder.warp_backend.diagnose import first_rejected_written
 
     for index, src in enumerate(source_kernels(opts.real_data, opts.derived_kernels)[start:stop], start):
-        found = first_rejected_written(opts.seed, src["id"], src["python_source"], src["kernel_name"])
+        try:
+            found = first_rejected_written(opts.seed, src["id"], src["python_source"], src["kernel_name"])
+        except WarpRejected as exc:
+            dropped[f"Warp rejects the working kernel here: {exc.message.split(':')[0]}"] += 1
+            continue
         if found is None:
             dropped[NO_EDIT] += 1
             continue

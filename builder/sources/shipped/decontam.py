@@ -34,7 +34,7 @@ class Decontamination(FolderCheck):
     def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
         # the evaluation side: the shipped configs' evaluation splits; the generated configs are trained on
         shipped = [c for c in tables if spec(c).shipped]
-        generated = [c for c in tables if spec(c).generated]
+        generated = [c for c in tables if spec(c).drawn]  # the drawn programs (repair's: the same programs, broken)
         evaluated = {c: {s: t for s, t in tables[c].items() if s in EVALUATED} for c in shipped}
         label = ",".join(shipped)
         if not any(evaluated.values()) or not generated:

@@ -157,7 +157,10 @@ def context(
         "gpu_doc": builder_doc(urls, "docs/gpu-verification.md"),
         "evaluation_doc": builder_doc(urls, "docs/evaluation.md"),
         "real_section": "\n".join(real_section(files_of[c], c) for c in shipped if c in REGISTRY and spec(c).shipped),
-        "standalone_section": standalone_section(files.get("standalone", {}), _source(repo_id)),
+        # rows that hold whole programs (the standalone config) are found by their spec, not their name
+        "standalone_section": "".join(
+            standalone_section(fs, _source(repo_id)) for c, fs in files.items() if c in REGISTRY and spec(c).programs
+        ),
         # "" without a repair config: the cards of other folders stay as they were
         "repair_section": "".join(
             repair_section(c, spec(c).written, fs) for c, fs in files.items() if c in REGISTRY and spec(c).repair

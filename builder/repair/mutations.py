@@ -121,7 +121,7 @@ def _builtin_arity_sites(src: Source, kernel: ast.FunctionDef) -> list[Site]:
     return [n for n in _body_nodes(kernel) if wp_call(n) and n.args and not n.keywords]
 
 
-def _arity(rng: random.Random, src: Source, site: ast.Call) -> Edit | None:
+def _arity(rng: random.Random, src: Source, kernel: ast.FunctionDef, site: ast.Call) -> Edit | None:
     """One argument dropped (the last) or one repeated (the last, again)."""
     last = site.args[-1]
     if rng.random() < 0.5 and len(site.args) > 1:
@@ -131,10 +131,6 @@ def _arity(rng: random.Random, src: Source, site: ast.Call) -> Edit | None:
     return Edit(end, end, f", {src.segment(last)}")
 
 
-def _builtin_arity(rng: random.Random, src: Source, kernel: ast.FunctionDef, site: ast.Call) -> Edit | None:
-    return _arity(rng, src, site)
-
-
 def _function_arity_sites(src: Source, kernel: ast.FunctionDef) -> list[Site]:
     funcs = _module_funcs(src.tree)
     return [
@@ -142,10 +138,6 @@ def _function_arity_sites(src: Source, kernel: ast.FunctionDef) -> list[Site]:
         for n in _body_nodes(kernel)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in funcs and n.args
     ]
-
-
-def _function_arity(rng: random.Random, src: Source, kernel: ast.FunctionDef, site: ast.Call) -> Edit | None:
-    return _arity(rng, src, site)
 
 
 def _literal_type_sites(src: Source, kernel: ast.FunctionDef) -> list[Site]:
@@ -249,8 +241,8 @@ Breaker = Callable[[random.Random, Source, ast.FunctionDef, Site], Edit | None]
 KINDS: dict[str, tuple[Sites, Breaker]] = {
     "undefined_name": (_undefined_name_sites, _undefined_name),
     "unknown_builtin": (_unknown_builtin_sites, _unknown_builtin),
-    "builtin_arity": (_builtin_arity_sites, _builtin_arity),
-    "function_arity": (_function_arity_sites, _function_arity),
+    "builtin_arity": (_builtin_arity_sites, _arity),
+    "function_arity": (_function_arity_sites, _arity),
     "literal_type": (_literal_type_sites, _literal_type),
     "index_count": (lambda src, k: list(_array_subscripts(k)), _index_count),
     "index_type": (lambda src, k: list(_array_subscripts(k)), _index_type),

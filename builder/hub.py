@@ -1,7 +1,8 @@
 """Publish a built folder as a Hugging Face Hub dataset repo: validate, render the card, upload.
 
-Nothing is built here: a missing folder fails at once and says how to build it. Every failure is a
-``PushError`` whose ``code`` says at which step it stopped.
+Nothing is built here: a missing folder fails at once and says how to build it. The folder is read once
+(``BuiltFolder``), and validated and its card rendered from that read. Every failure is a ``PushError`` whose
+``code`` says at which step it stopped.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import tempfile
 from fnmatch import fnmatch
 from pathlib import Path
 
+from builder.built_folder import BuiltFolder
+from builder.checks.fidelity import FIDELITY_SAMPLE
 from builder.errors import CorruptShard, PushError, UsageError
-from builder.folder_format import split_files
-from builder.validate.fidelity import FIDELITY_SAMPLE
 
 IGNORE_PATTERNS = ["*.lock", ".cache/*", "*.tmp"]
 EXIT_USAGE, EXIT_INVALID, EXIT_AUTH, EXIT_NETWORK, EXIT_UPLOAD = 2, 4, 5, 6, 7
@@ -37,15 +38,17 @@ def commit_message(report) -> str:
     return f"Upload warp_cuda_ir ({sizes})"
 
 
-def check_folder(folder: Path) -> None:
-    """A built folder is there; never builds one (a push of a typo must not start a long build)."""
+def open_folder(folder: Path) -> BuiltFolder:
+    """The built folder, read; never builds one (a push of a typo must not start a long build)."""
     how = f"build it first with `warp-cuda-ir build --out {folder}`"
     if not folder.exists():
         raise PushError(f"{str(folder)!r} does not exist; {how}", EXIT_USAGE)
     if not folder.is_dir():
         raise PushError(f"{str(folder)!r} is not a folder; {how}", EXIT_USAGE)
-    if not split_files(folder):
-        raise PushError(f"{str(folder)!r} holds no CONFIG/SPLIT-*.parquet shards; {how}", EXIT_USAGE)
+    try:
+        return BuiltFolder.open(folder)
+    except UsageError as exc:
+        raise PushError(f"{str(folder)!r} holds no CONFIG/SPLIT-*.parquet shards; {how}", EXIT_USAGE) from exc
 
 
 def _token() -> str | None:
@@ -79,12 +82,12 @@ def push(
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo_id):
         raise PushError(f"--repo-id must look like ORG/NAME, got {repo_id!r}", EXIT_USAGE)
     folder = Path(folder)
-    check_folder(folder)
+    built = open_folder(folder)
     token = None if dry_run else _token()
     if not dry_run and not token:
         raise PushError("no Hugging Face token: set HF_TOKEN or run `hf auth login`", EXIT_AUTH)
     try:
-        report = validate(folder, fidelity_sample=fidelity_sample, progress=True)  # minutes: say what runs
+        report = validate(built, fidelity_sample=fidelity_sample, progress=True)  # minutes: say what runs
     except UsageError as exc:
         raise PushError(f"cannot validate {folder}: {exc}", EXIT_USAGE) from exc
     except CorruptShard as exc:
@@ -94,9 +97,9 @@ def push(
     message = commit_message(report)
     url_base = os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
     url = f"{url_base}/datasets/{repo_id}"
-    config = next(iter(split_files(folder)))
+    config = built.configs[0]
     if dry_run:
-        files = _dry_run_files(folder, repo_id)
+        files = _dry_run_files(built, repo_id)
         pr = " as a pull request" if create_pr else ""
         print(
             f"dry run: would create dataset repo {repo_id} (private={private}) and upload {len(files)} files "
@@ -109,7 +112,7 @@ def push(
         return url
     from dataset_card.render import render
 
-    render(folder, repo_id=repo_id)  # the published card names the repo it is loaded from
+    render(built, repo_id=repo_id)  # the published card names the repo it is loaded from
     files = planned_files(folder)
     info = _upload(token, repo_id, folder, private, revision, create_pr, message, url_base)
     pr = getattr(info, "pr_url", None)
@@ -118,14 +121,14 @@ def push(
     return url
 
 
-def _dry_run_files(folder: Path, repo_id: str) -> list[str]:
+def _dry_run_files(folder: BuiltFolder, repo_id: str) -> list[str]:
     """What a push would upload: the folder's files with the card rendered for the repo, rendered aside, since a
     dry run writes nothing into the folder."""
     from dataset_card.render import render
 
     with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_card_") as aside:
         render(folder, repo_id=repo_id, out=Path(aside))
-        return sorted(set(planned_files(folder)) | set(planned_files(Path(aside))))
+        return sorted(set(planned_files(folder.path)) | set(planned_files(Path(aside))))
 
 
 def _upload(token, repo_id, folder, private, revision, create_pr, message, url_base):

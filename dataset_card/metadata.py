@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pyarrow.parquet as pq
 
-from builder.folder_format import split_files
+from builder.built_folder import BuiltFolder
 from builder.schema import features
 
 TAGS = ["cuda", "warp", "gpu", "code", "compiler"]
@@ -25,8 +23,8 @@ def size_category(n: int) -> str:
     return "10M<n<100M"
 
 
-def metadata(folder: Path) -> dict:
-    files = split_files(folder)
+def metadata(folder: BuiltFolder) -> dict:
+    files = folder.files
     configs, infos = [], []
     largest = 0
     for cfg, splits in files.items():

@@ -4,10 +4,8 @@ package and split, counts by package and part, and the attribution every package
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
-import pyarrow.parquet as pq
-
+from builder.built_folder import BuiltFolder
 from builder.shipped.packages import BY_DISTRIBUTION, PACKAGES, PARTS
 from builder.shipped.splits import GROUPS, POLICY, group_of
 
@@ -53,9 +51,8 @@ def intro() -> str:
     )
 
 
-def _read(file: Path) -> list[dict]:
-    names = set(pq.read_schema(file).names)
-    table = pq.read_table(file, columns=_COLUMNS + [c for c in _PROVENANCE if c in names]).to_pylist()
+def _read(folder: BuiltFolder, config: str) -> list[dict]:
+    table = folder.read(config, _COLUMNS + list(_PROVENANCE)).to_pylist()
     for r in table:  # a folder from before other packages were collected holds warp-lang's kernels only
         r.setdefault("package", "warp-lang")
         r.setdefault("package_version", r["warp_version"])
@@ -65,12 +62,12 @@ def _read(file: Path) -> list[dict]:
     return table
 
 
-def section(files: list[Path], config: str = "real") -> str:
+def section(folder: BuiltFolder, config: str = "real") -> str:
     """Markdown for a shipped config (counts by package and part, by target/pass; attribution), or "" when the
     folder has none."""
-    if not files:
+    if not folder.files.get(config):
         return ""
-    rows = [r for f in files for r in _read(f)]
+    rows = _read(folder, config)
     counts = Counter((r["package"], r["category"], r["target"], r["pass"]) for r in rows)
     kernels = Counter((r["package"], r["category"]) for r in {r["id"].rsplit("/", 1)[0]: r for r in rows}.values())
     order = {d: i for i, d in enumerate(BY_DISTRIBUTION)}

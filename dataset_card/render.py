@@ -7,17 +7,14 @@ from the Parquet shards, plus PNG plots written next to the card.
 
 from __future__ import annotations
 
-import json
 import os
 import string
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import yaml
 
+from builder.built_folder import BuiltFolder
 from builder.configs import REGISTRY, UNITS, spec
-from builder.folder_format import split_files
 from builder.schema import SPLITS
 from dataset_card.metadata import metadata
 from dataset_card.plots import most_common, plots
@@ -58,16 +55,6 @@ STAT_COLUMNS = [
 LOCAL_NAME = "warp_cuda_ir"  # the folder the card's regenerate command writes (its --out)
 
 
-def read_config(splits: dict[str, list[Path]], wanted: list[str]) -> pa.Table:
-    """The ``wanted`` columns this config has (a cpu shard has no PTX, only gpu-verified has gpu_match)."""
-    tables = [
-        pq.read_table(f, columns=[c for c in wanted if c in pq.read_schema(f).names])
-        for fs in splits.values()
-        for f in fs
-    ]
-    return pa.concat_tables(tables)
-
-
 def load_snippet(repo_id: str | None, config: str, split: str) -> str:
     """The card's first code: load from the Hub repo the card is pushed to, or, for a local card, from the folder
     its own regenerate command writes (the card's bytes never depend on where a folder was built)."""
@@ -94,39 +81,31 @@ def evaluate_command(repo_id: str | None, configs: list[str]) -> str:
 
 
 def context(
-    folder: Path, request=None, meta: dict | None = None, repo_id: str | None = None, out: Path | None = None
+    folder: BuiltFolder, request=None, meta: dict | None = None, repo_id: str | None = None, out: Path | None = None
 ) -> dict[str, str]:
     """``out``: where the plots are written (the folder itself unless the card is rendered aside)."""
-
-    folder = Path(folder)
-    files = split_files(folder)
+    files = folder.files
     meta = meta or metadata(folder)
     # a source that does not regenerate its rows (the shipped kernels) has its own section and no statistics
     shipped = [cfg for cfg in files if not _regenerates(cfg)]
-    shipped_files = [f for cfg in shipped for fs in files[cfg].values() for f in fs]
-    files_of = {cfg: [f for fs in files[cfg].values() for f in fs] for cfg in shipped}
-    stats = {cfg: read_config(splits, STAT_COLUMNS) for cfg, splits in files.items() if cfg not in shipped}
+    # the ``wanted`` columns each config has (a cpu shard has no PTX, only gpu-verified has gpu_match)
+    stats = {cfg: folder.read(cfg, STAT_COLUMNS) for cfg in files if cfg not in shipped}
     # rows that hold whole programs, not an ir (standalone), have their own section too
     per_config = {cfg: t for cfg, t in stats.items() if _has_ir(cfg)}
     first = next(iter(per_config.values()), None)
 
-    examples = "\n".join(f"### `{cfg}`\n\n{example(splits, cfg)}" for cfg, splits in files.items() if _has_ir(cfg))
+    examples = "\n".join(f"### `{cfg}`\n\n{example(folder, cfg)}" for cfg in files if _has_ir(cfg))
     builtins = builtin_counts(first)
-    written = plots(Path(out or folder), per_config, builtins) if per_config else {}
+    written = plots(Path(out or folder.path), per_config, builtins) if per_config else {}
     top = ", ".join(f"`{b}` ({n})" for b, n in most_common(builtins, 15))
-    # a standalone row's program is the program of its generated configs' rows
-    programs = {cfg: files[cfg] for cfg in per_config}
-
-    tables = [
-        *per_config.values(),
-        *(pq.read_table(f, columns=["warp_version", "generator_version"]) for f in shipped_files),
-    ]
+    shipped_versions = {cfg: folder.read(cfg, ["warp_version", "generator_version"]) for cfg in shipped}
+    tables = [*per_config.values(), *shipped_versions.values()]
 
     def versions(col: str) -> str:
         vals = sorted({v for t in tables for v in t.column(col).to_pylist() if v})
         return ", ".join(vals) or "unknown"
 
-    total = sum(t.num_rows for t in stats.values()) + sum(pq.ParquetFile(f).metadata.num_rows for f in shipped_files)
+    total = sum(t.num_rows for t in stats.values()) + sum(t.num_rows for t in shipped_versions.values())
     default_cfg = next(iter(per_config), shipped[0] if shipped else next(iter(stats), "cuda-forward"))
     # the first split the default config has (a real sample of held-out packages has test alone)
     default_split = next((s for s in SPLITS if s in files.get(default_cfg, {s: 1 for s in SPLITS})), "train")
@@ -148,32 +127,25 @@ def context(
         "num_builtins": str(len(builtins)),
         "top_builtins": top or "n/a",
         "verification_table": verification_table(per_config),
-        "liveness_table": liveness_table(programs),
+        # a standalone row's program is the program of its generated configs' rows
+        "liveness_table": liveness_table(folder, list(per_config)),
         "tolerances_table": tolerances_table(),
-        "regenerate_command": regenerate(stats, files, request),
+        "regenerate_command": regenerate(stats, folder, request),
         "warp_version": versions("warp_version"),
         "generator_version": versions("generator_version"),
         "builder": builder_line(urls),
         "gpu_doc": builder_doc(urls, "docs/gpu-verification.md"),
         "evaluation_doc": builder_doc(urls, "docs/evaluation.md"),
-        "real_section": "\n".join(real_section(files_of[c], c) for c in shipped if c in REGISTRY and spec(c).shipped),
+        "real_section": "\n".join(real_section(folder, c) for c in shipped if c in REGISTRY and spec(c).shipped),
         # rows that hold whole programs (the standalone config) are found by their spec, not their name
         "standalone_section": "".join(
-            standalone_section(fs, _source(repo_id)) for c, fs in files.items() if c in REGISTRY and spec(c).programs
+            standalone_section(folder, c, _source(repo_id)) for c in files if c in REGISTRY and spec(c).programs
         ),
         # "" without a repair config: the cards of other folders stay as they were
         "repair_section": "".join(
-            repair_section(c, spec(c).written, fs) for c, fs in files.items() if c in REGISTRY and spec(c).repair
+            repair_section(folder, c, spec(c).written) for c in files if c in REGISTRY and spec(c).repair
         ),
     }
-
-
-def _left_out(folder: Path) -> dict | None:
-    """The rows left out per config and reason that the folder's manifest records (None: it records none)."""
-    try:
-        return json.loads((folder / "manifest.json").read_text()).get("left_out")
-    except (OSError, ValueError):
-        return None
 
 
 def _regenerates(config: str) -> bool:
@@ -191,7 +163,12 @@ def _source(repo_id: str | None) -> str:
 
 
 def render(
-    folder: Path, request=None, left_out: dict | None = None, *, repo_id: str | None = None, out: Path | None = None
+    folder: BuiltFolder | Path,
+    request=None,
+    left_out: dict | None = None,
+    *,
+    repo_id: str | None = None,
+    out: Path | None = None,
 ) -> str:
     """Write the card of ``folder`` (README.md and its plots) into ``out`` (default: the folder) and return its
     text. ``repo_id``: the Hub repo the card is pushed to, which its load snippet names; ``request``: the
@@ -202,11 +179,14 @@ def render(
     Each file is written beside its final name and moved into place, so an interrupted render leaves the
     previous card, never half of one.
     """
-    folder = Path(folder)
-    out = Path(out or folder)
+    if not isinstance(folder, BuiltFolder):
+        folder = BuiltFolder.open(folder)
+    out = Path(out or folder.path)
     meta = metadata(folder)
     values = context(folder, request, meta, repo_id, out)
-    values["left_out_table"] = left_out_table(meta["dataset_info"], _left_out(folder) if left_out is None else left_out)
+    # the rows left out per config and reason: the build hands them in, else the folder's manifest records them
+    left_out = folder.manifest_doc.get("left_out") if left_out is None else left_out
+    values["left_out_table"] = left_out_table(meta["dataset_info"], left_out)
     body = string.Template(TEMPLATE.read_text()).substitute(values)
     text = "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n" + body
     tmp = out / ".README.md.tmp"

@@ -4,10 +4,8 @@ diagnostics by kind and count, and one row in full."""
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
-import pyarrow.parquet as pq
-
+from builder.built_folder import BuiltFolder
 from builder.repair.mutations import KINDS
 
 _COLUMNS = ["mutation", "diagnostic_class", "diagnostic_line", "split"]
@@ -28,9 +26,9 @@ kernel Warp accepts that computes what `python_source` computes; score a model's
 `warp-cuda-ir evaluate` on the config of the `fixed_id` rows with the lines `{{"id": FIXED_ID, "python": SOURCE}}`."""
 
 
-def section(config: str, written: bool, files: dict[str, list[Path]]) -> str:
+def section(folder: BuiltFolder, config: str, written: bool) -> str:
     """Markdown for a repair config, or "" when it has no rows."""
-    rows = [r for fs in files.values() for f in fs for r in pq.read_table(f, columns=_COLUMNS).to_pylist()]
+    rows = folder.read(config, _COLUMNS).to_pylist()
     if not rows:
         return ""
     kinds = Counter(r["mutation"] for r in rows)
@@ -45,8 +43,8 @@ def section(config: str, written: bool, files: dict[str, list[Path]]) -> str:
         with_line = sum(r["diagnostic_line"] is not None for r in mine)
         lines.append(f"| `{kind}` | {len(mine)} | {100 * len(mine) / len(rows):.1f}% | {named} | {with_line} |")
     lines.append(f"| all | {len(rows)} | 100.0% | | {sum(r['diagnostic_line'] is not None for r in rows)} |")
-    split = next(iter(files))
-    first = pq.read_table(files[split][0], columns=_EXAMPLE).slice(0, 1).to_pylist()[0]
+    split = next(iter(folder.files[config]))
+    first = folder.first_row(config, split, _EXAMPLE)
     return (
         f"\n## Repair rows\n\n{INTRO.format(config=config, what=WHAT[written])}\n\n"
         f"{len(kinds)} kinds of edit, {len(rows)} rows:\n\n" + "\n".join(lines) + "\n\n"

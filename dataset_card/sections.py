@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from builder import GENERATOR_VERSION
+from builder.built_folder import BuiltFolder
 from builder.configs import CONFIGS, REGISTRY, spec
 from builder.folder_format import infer_categories
 from builder.grammar.policy import CATEGORIES
@@ -56,12 +56,12 @@ def md_code(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def example(splits: dict[str, list[Path]], cfg: str) -> str:
+def example(folder: BuiltFolder, cfg: str) -> str:
+    splits = folder.files[cfg]
     split = "train" if "train" in splits else next(iter(splits))
-    table = pq.read_table(splits[split][0], columns=["id", "python_source", "ir", "target", "pass", "entry_point"])
-    if table.num_rows == 0:
+    row = folder.first_row(cfg, split, ["id", "python_source", "ir", "target", "pass", "entry_point"])
+    if row is None:
         return "_(no rows)_\n"
-    row = table.slice(0, 1).to_pylist()[0]
     lang = "cuda" if row["target"] == "cuda" else "cpp"
     return (
         f"Row `{row['id']}` ({row['target']} {row['pass']}, entry point `{row['entry_point']}`):\n\n"
@@ -69,10 +69,11 @@ def example(splits: dict[str, list[Path]], cfg: str) -> str:
     )
 
 
-def regenerate(per_config: dict[str, pa.Table], files: dict, request) -> str:
+def regenerate(per_config: dict[str, pa.Table], folder: BuiltFolder, request) -> str:
     """The build command that makes these files again (``per_config``: the generated configs' statistics)."""
     from builder.build_options import BuildOptions
 
+    files = folder.files
     configs = list(per_config) + [c for c in CONFIGS if spec(c).shipped and c in files]
     real = BuildOptions("real")  # the real config's own options, read off the build when it is known
     if request:
@@ -88,8 +89,8 @@ def regenerate(per_config: dict[str, pa.Table], files: dict, request) -> str:
         seed, sizes, cats = 0, [], CATEGORIES
         first = configs[0]
         shards = f"--num-shards {max(len(fs) for fs in files[first].values())}"
-        verify = pq.read_table(next(iter(files[first].values()))[0], columns=["verify"]).column("verify").to_pylist()
-        verify = verify[0] if verify else "compile"
+        row = folder.first_row(first, next(iter(files[first])), ["verify"])
+        verify = row["verify"] if row else "compile"
     else:
         t = next(iter(per_config.values()))
         seed = pc.min(t.column("seed")).as_py() if t.num_rows else 0

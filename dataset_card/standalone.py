@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import pyarrow.parquet as pq
+from builder.built_folder import BuiltFolder
 
 _COLUMNS = ["id", "kernel_name", "verify", "cpu_program_match", "cuda_program_compiled"]
 _EXAMPLE = ["id", "python_source", "cpu_program", "expected_output", "toolchain", "inputs"]
@@ -38,11 +37,12 @@ make run-cuda   # nvcc builds kernel_cuda (sm_90) and runs it on a GPU
 ```"""
 
 
-def section(files: dict[str, list[Path]], source: str) -> str:
-    """Markdown for the standalone config, or "" when the folder has none. ``source``: what load_dataset reads."""
+def section(folder: BuiltFolder, config: str, source: str) -> str:
+    """Markdown for a whole-program config, or "" when the folder has none. ``source``: what load_dataset reads."""
+    files = folder.files.get(config)
     if not files:
         return ""
-    rows = [r for fs in files.values() for f in fs for r in pq.read_table(f, columns=_COLUMNS).to_pylist()]
+    rows = folder.read(config, _COLUMNS).to_pylist()
     if not rows:
         return ""
     n = len(rows)
@@ -55,7 +55,7 @@ def section(files: dict[str, list[Path]], source: str) -> str:
         f"| {n} | {levels} | {match} ({100 * match / n:.1f}%) | {nvcc} ({100 * nvcc / n:.1f}%) |"
     )
     split = next(iter(files))
-    first = pq.read_table(files[split][0], columns=_EXAMPLE).slice(0, 1).to_pylist()[0]
+    first = folder.first_row(config, split, _EXAMPLE)
     tc = json.loads(first["toolchain"])
     host = first["cpu_program"][first["cpu_program"].find(HOST_MARKER) :]
     out = first["expected_output"]

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from builder.built_folder import BuiltFolder
 from builder.configs import CONFIGS, spec
 from builder.schema import SPLITS
 from builder.tolerances import TOLERANCES
@@ -29,7 +28,7 @@ def configs_table(dataset_info: list[dict]) -> str:
 
 def left_out_table(dataset_info: list[dict], left_out: dict[str, dict[str, int]] | None) -> str:
     """Rows kept (from ``dataset_info``) and left out by the build, by reason, per config; ``left_out`` is what the
-    build counted (``builder.sources.base.count_dropped``), None for a folder whose manifest does not record it."""
+    build counted (``builder.sources.base.count_left_out``), None for a folder whose manifest does not record it."""
     if left_out is None:
         return "Not recorded: this folder was built before the build recorded what it left out (package 4.4.0)."
     rows = ["| config | rows | left out | why |", "|---|---|---|---|"]
@@ -84,29 +83,22 @@ def verification_table(per_config: dict[str, pa.Table]) -> str:
     return "\n".join(rows)
 
 
-def liveness_table(configs: dict[str, dict[str, list[Path]]]) -> str:
+def liveness_table(folder: BuiltFolder, configs: list[str]) -> str:
     """Dead assignments and ineffective parameters of each config's distinct programs."""
     rows = ["| config | programs | dead assignments | ineffective parameters |", "|---|---|---|---|"]
     # the generated configs share their programs: each is analysed once, not once per config (it was most of the
     # time the card of a default build took)
     seen: dict[str, Counter] = {}
-    return "\n".join(rows + [liveness_row(cfg, splits, seen) for cfg, splits in configs.items()])
+    return "\n".join(rows + [liveness_row(folder, cfg, seen) for cfg in configs])
 
 
-def liveness_row(cfg: str, splits: dict[str, list[Path]], seen: dict[str, Counter] | None = None) -> str:
+def liveness_row(folder: BuiltFolder, cfg: str, seen: dict[str, Counter] | None = None) -> str:
     """The config's dead-assignment and ineffective-parameter shares over its distinct programs; ``seen`` holds the
     counts of programs already analysed, by source."""
     from builder.analysis.liveness import liveness
 
     seen = {} if seen is None else seen
-    sources = sorted(
-        {
-            s
-            for fs in splits.values()
-            for f in fs
-            for s in pq.read_table(f, columns=["python_source"]).column("python_source").to_pylist()
-        }
-    )
+    sources = sorted(set(folder.read(cfg, ["python_source"]).column("python_source").to_pylist()))
     totals = Counter()
     for source in sources:
         if source not in seen:

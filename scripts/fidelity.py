@@ -15,8 +15,9 @@ import sys
 import time
 
 from builder.build_options import BuildOptions
+from builder.checks.fidelity import Fidelity
+from builder.sources import source_of
 from builder.sources.drawn.records import generated_rows
-from builder.validate.fidelity import differences, reference_key
 from builder.warp_backend import public
 
 CONFIGS = ("cuda-forward", "cuda-backward", "cpu")
@@ -34,13 +35,14 @@ def main(argv: list[str] | None = None) -> int:
             config=config, seed=args.seed, num_train=args.rows, num_validation=0, num_test=0, verify="none"
         )
         found[config] = list(generated_rows(opts, "train", 0, args.rows))
-    keys = sorted({reference_key(r) for rs in found.values() for r in rs})
+    fidelity = Fidelity(source_of)
+    keys = sorted({fidelity.reference_key(r) for rs in found.values() for r in rs})
     start = time.perf_counter()
     references = dict(zip(keys, public.public_units(keys, workers=args.workers)))
     print(f"{len(keys)} programs through Warp's public pipeline in {time.perf_counter() - start:.0f} s")
     failed = False
     for config, rs in found.items():
-        diffs = [(r["id"], differences(r, references[reference_key(r)])) for r in rs]
+        diffs = [(r["id"], fidelity.differences(r, references)) for r in rs]
         ir_ok = sum("ir" not in d.split(",") and not d.startswith("Warp") for _, d in diffs)
         unit_ok = sum("module_source" not in d.split(",") and not d.startswith("Warp") for _, d in diffs)
         print(f"{config}: ir identical {ir_ok}/{len(rs)}, module_source identical {unit_ok}/{len(rs)}")

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1] / "builder"
 LAYERS = [
     ("rng", "errors", "tolerances", "configs"),
     ("grammar", "shipped", "derive", "repair", "schema", "standalone"),
-    ("build_options", "folder_format"),
+    ("build_options", "folder_format", "built_folder"),
     ("warp_backend",),
     ("analysis",),
     ("checks",),
@@ -74,6 +74,7 @@ CARD_MAY_IMPORT = (
     "builder.configs",
     "builder.grammar",
     "builder.folder_format",
+    "builder.built_folder",
     "builder.schema",
 )
 CARD_MAY_IMPORT += ("builder.repair", "builder.shipped", "builder.tolerances", "builder.GENERATOR_VERSION")

@@ -1,10 +1,11 @@
-"""What every check returns and how row checks are counted.
+"""The one shape of a check: ``Check.run(context) -> Result``, handed a ``Context`` (the folder read once, the
+configs in view, ``validate``'s settings), and how row checks are counted.
 
-A check looks at one config's splits (``{split: pyarrow.Table}``, ``Check``) or at the whole folder (``{config:
-{split: pyarrow.Table}}``, ``FolderCheck``) and returns a ``Result``: pass, fail, info (a statistic, never a
-failure) or skip. Each row source hands out the checks of both shapes that apply to its rows. A ``RowCheck`` is a
-predicate over single rows, counted the way datatrove counts its filters: ``reason(row)`` returns None for a row
-that passes, else why it fails; the check fails if any row does and names the first few.
+A result is pass, fail, info (a statistic, never a failure) or skip. ``validate`` hands a config's checks
+(``RowSource.checks``, ``ConfigCheck``) a context narrowed to that config, and the folder's checks
+(``RowSource.folder_checks``, ``builder.checks.FOLDER_CHECKS``) one holding every config whose columns are all there.
+A ``RowCheck`` is a predicate over single rows, counted the way datatrove counts its filters: ``reason(row)``
+returns None for a row that passes, else why it fails; the check fails if any row does and names the first few.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import ClassVar
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, ClassVar
 
 import pyarrow as pa
+
+if TYPE_CHECKING:
+    from builder.built_folder import BuiltFolder
 
 MAX_OFFENDERS = 5
 STATUSES = ("pass", "fail", "info", "skip")
@@ -48,42 +51,57 @@ def mismatch_result(name: str, checked: int, mismatches: list[tuple[str, str]], 
     return Result(name, "", "pass", passed, checked)
 
 
-class Check(ABC):
-    """One validation step over one config's splits."""
-
-    name: ClassVar[str]
-
-    @abstractmethod
-    def run(self, config: str, tables: dict[str, pa.Table]) -> Result: ...
-
-
-class FolderCheck(ABC):
-    """One validation step over the whole folder: every config's splits (``{config: {split: pyarrow.Table}}``),
-    for what no single config shows (rows regenerated from their seeds, Warp's public output, the card, the
-    shards' hashes, a user's load)."""
-
-    name: ClassVar[str]
-
-    @abstractmethod
-    def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result: ...
-
-    def applies(self, tables: dict[str, dict[str, pa.Table]]) -> bool:
-        """Whether the folder holds what this check is about (``validate`` reports nothing for it otherwise)."""
-        return True
-
-
 @dataclass(frozen=True)
-class FolderCheckSettings:
-    """What ``validate`` hands a row source for the folder checks it owns (``RowSource.folder_checks``)."""
+class Context:
+    """What every check is handed."""
 
+    tables: dict[str, dict[str, pa.Table]]  # {config: {split: table}}: the config in view, or every complete one
+    folder: BuiltFolder | None = None  # the folder validated (its path, manifest, build options); None: tables alone
     sample: int = 0  # rows a sampling check (a public-pipeline or g++ run) takes; 0 skips it
     seed: int = 0  # the seed the sample is drawn with
     # ``counter(label, total)``: a context manager with ``add()`` that shows a long step's progress; None: silent
     counter: Callable[[str, int], AbstractContextManager] | None = None
-    folder: Path | None = None  # the folder validated (None: a Hub repo): where a check finds its manifest
+
+    @property
+    def config(self) -> str:
+        """The one config in view (a ``ConfigCheck``'s context)."""
+        (config,) = self.tables
+        return config
+
+    def narrowed(self, config: str) -> Context:
+        return replace(self, tables={config: self.tables[config]})
+
+    @property
+    def only(self) -> str | None:
+        """The one config ``validate`` was asked about (``--config``), or None for all."""
+        return self.folder.config if self.folder is not None else None
 
 
-class RowCheck(Check):
+class Check(ABC):
+    """One validation step."""
+
+    name: ClassVar[str]
+
+    def applies(self, context: Context) -> bool:
+        """Whether the folder holds what this check is about (``validate`` reports nothing for it otherwise)."""
+        return True
+
+    @abstractmethod
+    def run(self, context: Context) -> Result: ...
+
+
+class ConfigCheck(Check):
+    """A check of one config's splits (``{split: pyarrow.Table}``): ``validate`` runs it on each config its row
+    source names it for, with the context narrowed to that config."""
+
+    def run(self, context: Context) -> Result:
+        return self.check(context.config, context.tables[context.config])
+
+    @abstractmethod
+    def check(self, config: str, tables: dict[str, pa.Table]) -> Result: ...
+
+
+class RowCheck(ConfigCheck):
     """A predicate over single rows: ``reason`` returns None to pass a row, else why it fails."""
 
     columns: ClassVar[tuple[str, ...]]
@@ -93,7 +111,7 @@ class RowCheck(Check):
     @abstractmethod
     def reason(self, config: str, split: str, row: dict) -> str | None: ...
 
-    def run(self, config: str, tables: dict[str, pa.Table]) -> Result:
+    def check(self, config: str, tables: dict[str, pa.Table]) -> Result:
         reasons: Counter = Counter()
         offenders: list[str] = []
         columns = ("id", *self.columns)

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections import Counter
 
 from builder.analysis.liveness import liveness
-from builder.checks.base import MAX_OFFENDERS, Check, Result, concat
+from builder.checks.base import MAX_OFFENDERS, ConfigCheck, Result, concat
 
 
-class Live(Check):
+class Live(ConfigCheck):
     name = "liveness"
 
-    def run(self, config, tables):
+    def check(self, config, tables):
         t = concat(tables, ["id", "python_source"])
         counts: Counter = Counter()
         offenders: list[str] = []

@@ -7,36 +7,33 @@ the folder the build was pointed at (``--real-data``, as its manifest records it
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from builder.checks.base import MAX_OFFENDERS, FolderCheck, Result, concat, mismatch_result
+from builder.checks.base import MAX_OFFENDERS, Check, Context, Result, concat, mismatch_result
 from builder.configs import spec
 from builder.shipped.overlap import decontaminate
 from builder.shipped.splits import POLICY
 
+if TYPE_CHECKING:
+    from builder.built_folder import BuiltFolder
+
 EVALUATED = ("validation", "test")  # real's splits a model is scored on; held-out packages are all in test
 
 
-def real_folder(folder: Path | None) -> Path | None:
+def real_folder(folder: BuiltFolder | None) -> Path | None:
     """Where the derived rows' source kernels are: the folder's manifest's ``real_data``, absolute or relative to
     the folder's parent or the working directory."""
-    named = build_options(folder).get("real_data") or ""
+    named = (folder.options.get("real_data") if folder is not None else "") or ""
     if not named:
         return None
-    return next((p for p in (Path(named), folder.parent / named, Path.cwd() / named) if (p / "real").is_dir()), None)
+    paths = (Path(named), folder.path.parent / named, Path.cwd() / named)
+    return next((p for p in paths if (p / "real").is_dir()), None)
 
 
-def build_options(folder: Path | None) -> dict:
-    """The build options the folder's manifest records ({} without one)."""
-    if folder is None or not (folder / "manifest.json").is_file():
-        return {}
-    return json.loads((folder / "manifest.json").read_text()).get("options", {})
-
-
-def real_tables(tables: dict, folder: Path | None) -> dict[str, pa.Table]:
+def real_tables(tables: dict, folder: BuiltFolder | None) -> dict[str, pa.Table]:
     """The ``real`` splits: the folder's own, else those of its ``--real-data`` folder."""
     import pyarrow.parquet as pq
 
@@ -55,14 +52,11 @@ def real_tables(tables: dict, folder: Path | None) -> dict[str, pa.Table]:
     return out
 
 
-class _DerivedCheck(FolderCheck):
-    """A check of the derived rows, handed the folder they are in (its manifest names their real folder)."""
+class _DerivedCheck(Check):
+    """A check of the derived rows; the folder they are in names their real folder (its manifest's options)."""
 
-    def __init__(self, folder: Path | None = None):
-        self.folder = folder
-
-    def applies(self, tables) -> bool:
-        return any(spec(c).derived for c in tables)
+    def applies(self, context: Context) -> bool:
+        return any(spec(c).derived for c in context.tables)
 
 
 class DerivedDecontamination(_DerivedCheck):
@@ -71,8 +65,9 @@ class DerivedDecontamination(_DerivedCheck):
 
     name = "derived_decontamination"
 
-    def run(self, tables) -> Result:
-        real = real_tables(tables, self.folder)
+    def run(self, context: Context) -> Result:
+        tables = context.tables
+        real = real_tables(tables, context.folder)
         evaluated = [(r["id"], r["python_source"]) for s in EVALUATED if s in real for r in _distinct(real[s])]
         if not evaluated:
             return Result(
@@ -115,12 +110,13 @@ class DerivedRegeneration(_DerivedCheck):
 
     name = "derived_regeneration"
 
-    def run(self, tables) -> Result:
+    def run(self, context: Context) -> Result:
         from builder.derive import variants
         from builder.warp_backend.written import emit_fresh
 
-        real = real_tables(tables, self.folder)
-        n = build_options(self.folder).get("num_derived")
+        tables = context.tables
+        real = real_tables(tables, context.folder)
+        n = context.folder.options.get("num_derived") if context.folder is not None else None
         if "train" not in real or not n:
             return Result(self.name, "derived", "skip", "needs real's train rows (beside it or --real-data)")
         sources = {}

@@ -7,7 +7,7 @@ from collections import Counter
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from builder.checks.base import Check, Result, concat, first_ids
+from builder.checks.base import ConfigCheck, Result, concat, first_ids
 from builder.configs import spec
 from builder.folder_format import infer_categories
 from builder.grammar.policy import CATEGORIES
@@ -16,12 +16,12 @@ EVIDENCE = ("compiled", "executed", "outputs_finite", "outputs_nondegenerate", "
 EXECUTION = ("executed", "outputs_finite", "outputs_nondegenerate", "grads_finite")  # required of execute rows
 
 
-class CategoryBalance(Check):
+class CategoryBalance(ConfigCheck):
     """Counts per category (informational); a category the grammar does not have fails."""
 
     name = "category_balance"
 
-    def run(self, config, tables):
+    def check(self, config, tables):
         t = concat(tables, ["id", "index", "category"])
         cycle = infer_categories(t.column("index").to_pylist(), t.column("category").to_pylist())
         counts = Counter(t.column("category").to_pylist())
@@ -34,10 +34,10 @@ class CategoryBalance(Check):
         return Result(self.name, config, "fail" if unknown else "info", message, len(counts), bad_ids, data)
 
 
-class BuiltinCoverage(Check):
+class BuiltinCoverage(ConfigCheck):
     name = "builtin_coverage"
 
-    def run(self, config, tables):
+    def check(self, config, tables):
         rows = concat(tables, ["builtins"]).column("builtins").to_pylist()
         counts = Counter(b for bs in rows for b in sorted(set(bs or [])))
         by_rows = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))  # the same JSON under any hash seed
@@ -46,7 +46,7 @@ class BuiltinCoverage(Check):
         )
 
 
-class Verification(Check):
+class Verification(ConfigCheck):
     """Every row carries the evidence its verify level promises: compiled for compile and execute rows;
     executed, finite and non-degenerate outputs, finite gradients for execute rows; a GPU match in gpu-verified.
     ``executed=False``: rows compiled, never executed (shipped kernels), whose evidence is compilation alone."""
@@ -56,7 +56,7 @@ class Verification(Check):
     def __init__(self, executed: bool = True):
         self.executed = executed
 
-    def run(self, config, tables):
+    def check(self, config, tables):
         evidence = EVIDENCE if self.executed else ("compiled",)
         gpu = ("gpu_match",) if spec(config).gpu else ()
         t = concat(tables, ["id", "verify", *evidence, *gpu])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from builder.checks.base import MAX_OFFENDERS, Check, Result, concat, first_ids
+from builder.checks.base import MAX_OFFENDERS, ConfigCheck, Result, concat, first_ids
 from builder.configs import spec
 
 
@@ -20,10 +20,10 @@ def programs(config: str, tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
     return {s: t.filter(pc.equal(t.column("pass"), "forward")) for s, t in tables.items()}
 
 
-class UniqueIds(Check):
+class UniqueIds(ConfigCheck):
     name = "unique_ids"
 
-    def run(self, config, tables):
+    def check(self, config, tables):
         ids = concat(tables, ["id"]).column("id")
         dup = [v["values"] for v in pc.value_counts(ids).to_pylist() if v["counts"] > 1]
         if dup:
@@ -33,12 +33,12 @@ class UniqueIds(Check):
         return Result(self.name, config, "pass", f"{len(ids)} ids, all unique")
 
 
-class DuplicatesWithinSplit(Check):
+class DuplicatesWithinSplit(ConfigCheck):
     """Informational: the share of a split's programs whose normalized form another of its programs has."""
 
     name = "duplicates_within_split"
 
-    def run(self, config, tables):
+    def check(self, config, tables):
         rate, offenders, total = {}, [], 0
         for split, t in programs(config, tables).items():
             col = t.column("normalized_sha256")
@@ -54,10 +54,10 @@ class DuplicatesWithinSplit(Check):
         return Result(self.name, config, "info", message, total, offenders[:MAX_OFFENDERS], {"rate": rate})
 
 
-class DuplicatesAcrossSplits(Check):
+class DuplicatesAcrossSplits(ConfigCheck):
     name = "duplicates_across_splits"
 
-    def run(self, config, tables):
+    def check(self, config, tables):
         first_split: dict[str, str] = {}
         cross = []
         for split, t in programs(config, tables).items():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import re
 
-from builder.checks.base import MAX_OFFENDERS, Check, Result
+from builder.checks.base import MAX_OFFENDERS, ConfigCheck, Result
 from builder.checks.ids import programs
 
 THRESHOLD = 0.9  # Jaccard similarity above which two programs count as near duplicates
@@ -23,10 +23,10 @@ def byte_shingles(text: str) -> set[bytes]:
     return {" ".join(tokens[i : i + SHINGLE]).encode() for i in range(max(1, len(tokens) - SHINGLE + 1))}
 
 
-class NearDuplicates(Check):
+class NearDuplicates(ConfigCheck):
     name = "near_duplicates_across_splits"
 
-    def run(self, config, tables):
+    def check(self, config, tables):
         from datasketch import MinHash, MinHashLSH
 
         rng = random.Random(0)  # which rows are sampled is part of the report: fixed

@@ -7,13 +7,9 @@ folder holds the row its ``fixed_id`` names (cpu, real), its working kernel and 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
-from pathlib import Path
+from contextlib import nullcontext
 
-import pyarrow as pa
-
-from builder.checks.base import FolderCheck, Result, RowCheck, concat, mismatch_result
+from builder.checks.base import Check, Context, Result, RowCheck, concat, mismatch_result
 from builder.checks.derived import real_tables
 from builder.configs import spec
 from builder.folder_format import infer_categories, sha256_text
@@ -60,23 +56,21 @@ class RepairRows(RowCheck):
         return None
 
 
-class RepairRegeneration(FolderCheck):
-    """Each row's program drawn again and broken again, and Warp asked again for its diagnostic."""
+class RepairRegeneration(Check):
+    """Each row's program drawn again and broken again, and Warp asked again for its diagnostic. A repair-real row's
+    real rows are found beside it, or in its folder's ``--real-data``."""
 
     name = "repair_regeneration"
 
-    def __init__(self, counter: Callable[[str, int], AbstractContextManager] | None = None, folder: Path | None = None):
-        self.counter = counter
-        self.folder = folder  # where a repair-real row's real rows are found (beside it, or its --real-data)
+    def applies(self, context: Context) -> bool:
+        return bool(_repair_configs(context.tables))
 
-    def applies(self, tables):
-        return bool(_repair_configs(tables))
-
-    def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
+    def run(self, context: Context) -> Result:
+        tables = context.tables
         mismatches, checked = [], 0
         written = [c for c in _repair_configs(tables) if spec(c).written]
         if written:
-            real = real_tables(tables, self.folder).get("train")
+            real = real_tables(tables, context.folder).get("train")
             sources = {} if real is None else {r["id"]: r for r in real.select(["id", *WRITTEN]).to_pylist()}
         for config in written:
             for row in concat(tables[config], ["id", "seed", *REGENERATED]).to_pylist():
@@ -89,7 +83,8 @@ class RepairRegeneration(FolderCheck):
             t = concat(splits, ["index", "category"])
             cycle = infer_categories(t.column("index").to_pylist(), t.column("category").to_pylist())
             total = sum(s.num_rows for s in splits.values())
-            with self.counter("regenerating repair rows", total) if self.counter else nullcontext() as counter:
+            counting = context.counter
+            with counting("regenerating repair rows", total) if counting else nullcontext() as counter:
                 for split, table in splits.items():
                     for row in table.select(["id", "seed", "index", *REGENERATED]).to_pylist():
                         checked += 1
@@ -135,15 +130,16 @@ class RepairRegeneration(FolderCheck):
         return ",".join(name for name in REGENERATED if row[name] != want[name])
 
 
-class RepairAgreesWithCpu(FolderCheck):
+class RepairAgreesWithCpu(Check):
     """A repair row's working kernel is its ``fixed_id`` row's, with the same evidence (when both are built)."""
 
     name = "repair_agrees_with_cpu"
 
-    def applies(self, tables):
-        return bool(_repair_configs(tables))
+    def applies(self, context: Context) -> bool:
+        return bool(_repair_configs(context.tables))
 
-    def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
+    def run(self, context: Context) -> Result:
+        tables = context.tables
         fixed = {}
         for config in tables:
             if spec(config).ir and (spec(config).generated or spec(config).shipped):

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from builder.checks.base import MAX_OFFENDERS, Check, Result
+from builder.checks.base import MAX_OFFENDERS, ConfigCheck, Result
 from builder.shipped.splits import POLICY, cross_split_pairs, own_kernel
 
 # the one split every row of such a group is in
 WHOLE = {"held-out": "test", "train-only": "train"}
 
 
-class SplitIsolation(Check):
+class SplitIsolation(ConfigCheck):
     name = "split_isolation"
 
-    def run(self, config: str, tables: dict[str, pa.Table]) -> Result:
+    def check(self, config: str, tables: dict[str, pa.Table]) -> Result:
         kernels: dict[str, tuple[str, str]] = {}  # source_path -> (split, own kernel)
         first_id: dict[str, str] = {}
         problems: list[str] = []

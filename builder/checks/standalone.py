@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from builder.checks.base import Check, FolderCheck, Result, RowCheck, concat, first_ids, mismatch_result
+from builder.checks.base import Check, ConfigCheck, Context, Result, RowCheck, concat, first_ids, mismatch_result
 from builder.configs import spec
 from builder.standalone import host, toolchain
 
@@ -49,13 +49,13 @@ class StandaloneText(RowCheck):
         return None
 
 
-class StandaloneEvidence(Check):
+class StandaloneEvidence(ConfigCheck):
     """What the verify level promises: compile rows were built by nvcc; execute rows also ran with g++ and matched
     Warp's CPU run."""
 
     name = "verification"
 
-    def run(self, config, tables):
+    def check(self, config, tables):
         t = concat(tables, ["id", "verify", "cpu_program_match", "cuda_program_compiled"])
         execute = pc.equal(t.column("verify"), "execute")
         checked = pc.not_equal(t.column("verify"), "none")
@@ -77,27 +77,24 @@ def _share(t: pa.Table, column: str) -> float:
     return round(pc.sum(pc.cast(pc.fill_null(t.column(column), False), pa.int64())).as_py() / t.num_rows, 4)
 
 
-class StandaloneRun(FolderCheck):
+class StandaloneRun(Check):
     """A sample of the whole-program configs' C++ programs built with g++ and run here; their output must equal
     ``expected_output``."""
 
     name = "standalone_run"
     COLUMNS = ["id", "seed", "split", "index", "cpu_program", "inputs", "expected_output"]
 
-    def __init__(self, sample: int, seed: int = 0):
-        self.sample, self.seed = sample, seed
+    def applies(self, context: Context) -> bool:
+        return any(spec(config).programs for config in context.tables)
 
-    def applies(self, tables: dict[str, dict[str, pa.Table]]) -> bool:
-        return any(spec(config).programs for config in tables)
-
-    def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
-        programs = [splits for config, splits in tables.items() if spec(config).programs]
+    def run(self, context: Context) -> Result:
+        programs = [splits for config, splits in context.tables.items() if spec(config).programs]
         rows = [r for splits in programs for t in splits.values() for r in t.select(self.COLUMNS).to_pylist()]
-        if not rows or not self.sample:
+        if not rows or not context.sample:
             return Result(self.name, "standalone", "skip", "no standalone rows" if not rows else "sample of 0")
         if shutil.which("g++") is None:
             return Result(self.name, "standalone", "skip", "g++ is not on PATH")
-        chosen = random.Random(self.seed).sample(rows, min(self.sample, len(rows)))
+        chosen = random.Random(context.seed).sample(rows, min(context.sample, len(rows)))
         from builder.warp_backend import codegen
 
         native, mismatches = codegen.native_dir(), []

@@ -11,8 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from builder.checks.fidelity import FIDELITY_SAMPLE
 from builder.errors import PushError
-from builder.validate.fidelity import FIDELITY_SAMPLE
 
 NAME = "push"
 HELP = "validate a built folder and upload it to the Hugging Face Hub (--dry-run: list the upload)"

@@ -12,8 +12,8 @@ import os
 import sys
 from pathlib import Path
 
+from builder.checks.fidelity import FIDELITY_SAMPLE
 from builder.errors import CorruptShard, UsageError
-from builder.validate.fidelity import FIDELITY_SAMPLE
 
 NAME = "validate"
 HELP = "check a built folder or Hub repo: schema, ids, duplicates, evidence, regeneration, card"

@@ -24,7 +24,7 @@ from builder.dataset.progress import SECONDS_PER_ROW, Progress, hms
 from builder.dataset.renumber import is_empty, renumber
 from builder.dataset.shards import ShardJob, record_path
 from builder.sources import Shard, build_plan, grouped, shard_options
-from builder.sources.base import dropped
+from builder.sources.base import rows_left_out
 from builder.warp_backend import codegen
 
 # writes README.md and its plots into a folder of finished shards, for the build that wrote them
@@ -224,9 +224,9 @@ def _finish(dest, request: BuildRequest, records: list[dict], card: CardRenderer
             dest.store.put(record_path(after["shard"]), json.dumps(after, indent=1).encode())
     records = renamed
     faults.before_card()
-    # what the shards left out, by config and reason (``sources.base.count_dropped``): into the card and manifest
+    # what the shards left out, by config and reason (``sources.base.count_left_out``): into the card and manifest
     summaries = [r.get("summary", {}) for r in records]
-    left_out = {opts.config: dropped(summaries, opts.config) for opts in request}
+    left_out = {opts.config: rows_left_out(summaries, opts.config) for opts in request}
     shard_files = {f["path"] for r in records for f in r["files"] if not is_empty(f)}
     folder = dest.local_folder()
     scratch = None

@@ -15,6 +15,7 @@ import json
 
 from builder import GENERATOR_VERSION
 from builder.build_options import BuildRequest
+from builder.built_folder import BUILDER, ours
 from builder.dataset.renumber import is_empty, planned
 from builder.dataset.shards import DONE, record_path
 from builder.folder_format import MANIFEST
@@ -22,7 +23,6 @@ from builder.folder_format import sha256_bytes as sha256
 from builder.sources.plan import Shard
 
 NAME = MANIFEST  # the folder format lives in builder.folder_format
-BUILDER = "warp-cuda-ir"  # the manifest's "builder": the folder is one this tool wrote
 
 
 def build_key(request: BuildRequest) -> str:
@@ -46,31 +46,7 @@ def read(store) -> dict | None:
         doc = json.loads(raw)
     except ValueError:
         return None
-    if not isinstance(doc, dict) or doc.get("builder") != BUILDER or not isinstance(doc.get("files"), list):
-        return None
-    return doc
-
-
-def repair_command(folder: str, doc: dict | None) -> str:
-    """The command that rebuilds a finished folder's missing or broken shards, and only those, with the options its
-    manifest records (``--resume`` on a finished folder of the same options repairs it in place)."""
-    from builder.build_options import cli_default, user_fields
-
-    if doc is None or not isinstance(doc.get("options"), dict):
-        return f"warp-cuda-ir build --out {folder} --overwrite (with the options it was built with)"
-    if doc.get("generator_version") != GENERATOR_VERSION:
-        return (
-            f"warp-cuda-ir build --out {folder} --overwrite (it was built by generator "
-            f"{doc.get('generator_version')}; this is {GENERATOR_VERSION})"
-        )
-    opts = doc["options"]
-    argv = ["warp-cuda-ir build", f"--configs {','.join(opts.get('configs', []))}"]
-    for f in user_fields():
-        value = opts.get(f.name)
-        shown = ",".join(value) if isinstance(value, list) else value
-        if value is not None and shown != cli_default(f):
-            argv.append(f"--{f.name.replace('_', '-')} {shown}")
-    return " ".join([*argv, f"--out {folder}", "--resume"])
+    return ours(doc)
 
 
 def same_build(doc: dict, request: BuildRequest) -> bool:

@@ -58,7 +58,7 @@ class Package:
     # extra that collects it installs them, so its rows are the same on every machine that builds them
     needs: tuple[str, ...] = ()
     # kernels not collected, as (qualified name: module.function, why): a training package's kernel that equals an
-    # evaluation kernel in normalized form (builder.sources.shipped.decontam would fail the folder holding both)
+    # evaluation kernel in normalized form (builder.checks.decontamination would fail the folder holding both)
     leave_out: tuple[tuple[str, str], ...] = ()
     # a training package's generic kernels may take structs as `Any`, the package picking them at launch: each entry
     # is (a parameter-name pattern, fnmatch; the struct's name in the kernel's module) for the instance

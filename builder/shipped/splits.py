@@ -38,7 +38,7 @@ GROUPS = ("in-project", "held-out", "train-only")  # the ``split_group`` column:
 @dataclass(frozen=True)
 class SplitPolicy:
     shares: tuple[tuple[str, int], ...] = (("train", 80), ("validation", 10), ("test", 10))  # percent per split
-    near_jaccard: float = 0.8  # the decontamination measure's threshold (builder.sources.shipped.decontam reads it)
+    near_jaccard: float = 0.8  # the decontamination measure's threshold (builder.checks.decontamination reads it)
     salt: str = "real-split-v1"  # part of the module hash: a new salt is a new split, never a silent one
 
     def __post_init__(self) -> None:

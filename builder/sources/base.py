@@ -17,7 +17,7 @@ from builder.configs import names
 
 if TYPE_CHECKING:
     from builder.build_options import BuildOptions
-    from builder.checks.base import Check, FolderCheck, FolderCheckSettings
+    from builder.checks.base import Check
     from builder.sources.plan import Shard
 
 
@@ -54,7 +54,7 @@ class RowSource(ABC):
     def checks(self, config: str) -> list[Check]:
         """The row checks ``validate`` runs on one of this source's configs once its columns are all there."""
 
-    def folder_checks(self, settings: FolderCheckSettings) -> list[FolderCheck]:
+    def folder_checks(self) -> list[Check]:
         """The whole-folder checks ``validate`` runs when the folder holds one of this source's configs (each is
         handed every complete config and picks its own: regeneration, whole programs run, decontamination)."""
         return []
@@ -82,22 +82,23 @@ class RowSource(ABC):
         return f"{split}={n}"
 
 
-def count_dropped(summary: dict | None, config: str, counts: Mapping[str, int]) -> None:
-    """Add rows of ``config`` a shard left out, by reason, to its ``summary`` (``summary["dropped"][config]``): the
+def count_left_out(summary: dict | None, config: str, counts: Mapping[str, int]) -> None:
+    """Add rows of ``config`` a shard left out, by reason, to its ``summary`` (``summary["left_out"][config]``): the
     one record of what a build left out, for every source. The build prints it (``RowSource.report``), the manifest
-    keeps it and the card shows it (``dropped``)."""
+    keeps it and the card shows it (``rows_left_out``)."""
     counts = {reason: n for reason, n in counts.items() if n}
     if summary is None or not counts:
         return
-    mine = summary.setdefault("dropped", {}).setdefault(config, {})
+    mine = summary.setdefault("left_out", {}).setdefault(config, {})
     for reason, n in counts.items():
         mine[reason] = mine.get(reason, 0) + n
 
 
-def dropped(summaries: list[dict], config: str) -> dict[str, int]:
-    """Rows of ``config`` left out over a build's shard summaries, by reason (sorted), as ``count_dropped`` recorded."""
+def rows_left_out(summaries: list[dict], config: str) -> dict[str, int]:
+    """Rows of ``config`` left out over a build's shard summaries, by reason (sorted), as ``count_left_out``
+    recorded."""
     total: dict[str, int] = {}
     for summary in summaries:
-        for reason, n in summary.get("dropped", {}).get(config, {}).items():
+        for reason, n in summary.get("left_out", {}).get(config, {}).items():
             total[reason] = total.get(reason, 0) + n
     return dict(sorted(total.items()))

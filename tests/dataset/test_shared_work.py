@@ -36,7 +36,7 @@ def test_rows_left_out_are_counted_by_reason_in_the_shard_summary_and_reported(c
     assert sorted({(c, r["index"]) for c, r in rows}) == [
         (c, i) for c in ("cpu", "cuda-forward") for i in (172, 173, 175, 176)
     ]
-    assert summary == {"dropped": {"cpu": {"degenerate outputs": 1}, "cuda-forward": {"degenerate outputs": 1}}}
+    assert summary == {"left_out": {"cpu": {"degenerate outputs": 1}, "cuda-forward": {"degenerate outputs": 1}}}
     capsys.readouterr()
     source.report([summary, {}, summary], "cpu")
     assert capsys.readouterr().err == "warp_cuda_ir cpu: 2 invalid rows left out (degenerate outputs: 2)\n"

@@ -3,7 +3,8 @@ reproduces, exactly or renamed."""
 
 import pyarrow as pa
 
-from builder.sources.shipped.decontam import NEAR_FAIL_SHARE, Decontamination
+from builder.checks.base import Context
+from builder.checks.decontamination import NEAR_FAIL_SHARE, Decontamination
 
 REAL = """import warp as wp
 
@@ -32,16 +33,16 @@ def test_a_generated_program_equal_to_a_real_kernel_fails():
     real = _tables([("real/test/m:scale/cpu", REAL)], "test")
     for generated in (REAL, RENAMED):  # equal source; equal normalized form (identifiers and literals renamed)
         tables = {"real": real, "cpu": _tables([("cpu/train/0/0", generated), ("cpu/train/0/1", OTHER)], "train")}
-        result = Decontamination().run(tables)
+        result = Decontamination().run(Context(tables))
         assert result.status == "fail" and result.offenders == ["real/test/m:scale/cpu"], result.message
     clean = {"real": real, "cpu": _tables([("cpu/train/0/1", OTHER)], "train")}
-    result = Decontamination().run(clean)
+    result = Decontamination().run(Context(clean))
     assert result.status == "pass" and "0 equal sources, 0 equal normalized forms" in result.message
     assert NEAR_FAIL_SHARE < 0.05
 
 
 def test_without_a_generated_config_it_is_skipped():
-    result = Decontamination().run({"real": _tables([("r", REAL)], "test")})
+    result = Decontamination().run(Context({"real": _tables([("r", REAL)], "test")}))
     assert result.status == "skip"
 
 
@@ -55,13 +56,15 @@ def test_reals_evaluation_splits_are_checked_and_its_train_split_is_not():
         },
         "cpu": _tables([("cpu/train/0/0", REAL)], "train"),
     }
-    result = Decontamination().run(tables)
+    result = Decontamination().run(Context(tables))
     assert result.status == "pass" and "1 distinct real sources" in result.message, result.message
     validation = {
         **tables,
         "real": {**tables["real"], **_tables([("real/validation/m:scale/cpu", REAL)], "validation")},
     }
-    result = Decontamination().run(validation)
+    result = Decontamination().run(Context(validation))
     assert result.status == "fail" and result.offenders == ["real/validation/m:scale/cpu"], result.message
-    alone = Decontamination().run({"real": _tables([("real/train/m:scale/cpu", REAL)], "train"), "cpu": tables["cpu"]})
+    alone = Decontamination().run(
+        Context({"real": _tables([("real/train/m:scale/cpu", REAL)], "train"), "cpu": tables["cpu"]})
+    )
     assert alone.status == "skip"  # no evaluation split in the folder: nothing to keep clean

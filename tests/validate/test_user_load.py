@@ -10,10 +10,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from builder.built_folder import BuiltFolder
+from builder.checks.base import Context
+from builder.checks.user_load import UserLoad, _judge
 from builder.folder_format import sha256_file
 from builder.validate import validate
-from builder.validate.load import load
-from builder.validate.user_load import UserLoad, _judge
 
 SHARD = "cpu/validation-00000-of-00002.parquet"
 
@@ -35,7 +36,7 @@ def _empty_first_row_group(folder: Path, rel: str) -> None:
 
 @pytest.mark.slow
 def test_built_folder_loads_every_split_without_touching_the_users_cache(folder):
-    result = UserLoad(folder, None).run(load(str(folder), None).tables)
+    result = UserLoad().run(Context({}, BuiltFolder.open(folder)))
     assert result.status == "pass", result.message
     assert result.count == 6 and "20 rows" in result.message  # cuda-forward and cpu, train/validation/test
     # the child had its own cache: the one this process (the user) would use is neither read nor written
@@ -45,7 +46,7 @@ def test_built_folder_loads_every_split_without_touching_the_users_cache(folder)
 
 @pytest.mark.slow
 def test_one_config_asked_for_is_the_only_one_loaded(folder):
-    result = UserLoad(folder, "cpu").run(load(str(folder), "cpu").tables)
+    result = UserLoad().run(Context({}, BuiltFolder.open(folder, "cpu")))
     assert result.status == "pass" and result.count == 3, result.message
 
 

@@ -8,13 +8,15 @@ into its kernel cache, with only the normalizations ``public.normalize`` documen
 import pytest
 
 from builder.build_options import BuildOptions
+from builder.checks.fidelity import Fidelity
 from builder.grammar.policy import CATEGORIES
+from builder.sources import source_of
 from builder.sources.drawn.records import generated_rows
 from builder.sources.shipped.rows import Sample, shipped_rows
-from builder.validate.fidelity import differences, reference_key
 from builder.warp_backend import public
 
 EMITTED = ("cuda-forward", "cuda-backward", "cpu")
+FIDELITY = Fidelity(source_of)
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +31,9 @@ def generated():
 
 
 def _check(found: list[dict]) -> list[str]:
-    keys = sorted({reference_key(r) for r in found})
+    keys = sorted({FIDELITY.reference_key(r) for r in found})
     references = dict(zip(keys, public.public_units(keys)))
-    return [f"{r['id']}: {d}" for r in found if (d := differences(r, references[reference_key(r)]))]
+    return [f"{r['id']}: {d}" for r in found if (d := FIDELITY.differences(r, references))]
 
 
 def test_every_category_target_and_pass_is_what_warp_writes(generated):
@@ -67,7 +69,7 @@ def test_a_driver_past_its_time_is_one_line_naming_what_to_change(generated, tmp
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     with pytest.raises(RuntimeError) as caught:
-        public.public_units([reference_key(generated[0])], timeout=0.01)
+        public.public_units([FIDELITY.reference_key(generated[0])], timeout=0.01)
     message = str(caught.value)
     assert message.startswith("Warp's public pipeline did not finish 1 programs within 0 s") and "\n" not in message
     assert "--fidelity-sample" in message and "request.json" not in message

@@ -10,11 +10,11 @@ from collections import Counter
 from collections.abc import Iterator
 
 from builder.build_options import BuildOptions
-from builder.checks.base import FolderCheckSettings
+from builder.checks.derived import DerivedDecontamination, DerivedRegeneration
 from builder.checks.evidence import BuiltinCoverage, Verification
 from builder.checks.ids import UniqueIds
 from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
-from builder.sources.base import RowSource, count_dropped, dropped
+from builder.sources.base import RowSource, count_left_out, rows_left_out
 from builder.sources.plan import Shard, kernel_shards
 
 KERNELS_PER_SHARD = 24  # source kernels a shard varies (about 100 variants, 300 rows at the default 5)
@@ -37,7 +37,7 @@ class DerivedSource(RowSource):
 
         left_out: Counter = Counter()
         yield from derived_rows(opts, shard.start, shard.stop, left_out)
-        count_dropped(summary, opts.config, left_out)
+        count_left_out(summary, opts.config, left_out)
 
     def require(self, opts: BuildOptions) -> None:
         from builder.sources.derived.rows import source_kernels
@@ -55,10 +55,8 @@ class DerivedSource(RowSource):
             Verification(),  # a row's verify is the level it reached: execute only where its run passed
         ]
 
-    def folder_checks(self, settings: FolderCheckSettings) -> list:
-        from builder.checks.derived import DerivedDecontamination, DerivedRegeneration
-
-        return [DerivedRegeneration(settings.folder), DerivedDecontamination(settings.folder)]
+    def folder_checks(self) -> list:
+        return [DerivedRegeneration(), DerivedDecontamination()]
 
     def note(self, opts: BuildOptions) -> str:
         if opts.verify == "none":
@@ -68,7 +66,7 @@ class DerivedSource(RowSource):
         return "compiled; run on the CPU where inputs can be built from the argument types"
 
     def report(self, summaries: list[dict], config: str) -> None:
-        left = dropped(summaries, config)
+        left = rows_left_out(summaries, config)
         if left:
             reasons = ", ".join(f"{reason}: {n}" for reason, n in left.items())
             print(f"warp_cuda_ir {config}: {sum(left.values())} rows left out ({reasons})", file=sys.stderr)

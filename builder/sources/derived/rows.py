@@ -139,7 +139,7 @@ def _execution_columns(run) -> dict:
     return {c: getattr(run, c) if run is not None else None for c in cols}
 
 
-def derived_rows(opts: BuildOptions, start: int, stop: int, dropped: Counter) -> Iterator[dict]:
+def derived_rows(opts: BuildOptions, start: int, stop: int, left_out: Counter) -> Iterator[dict]:
     """The rows of source kernels ``start..stop-1`` (every unit of every variant), compiled together."""
     from builder.warp_backend import compilers, shipped_compile
     from builder.warp_backend.written import Execution, Zygote, leading_imports
@@ -159,7 +159,7 @@ def derived_rows(opts: BuildOptions, start: int, stop: int, dropped: Counter) ->
                     index = k * opts.num_derived + v.number
                     label = f"derived/train/{opts.seed}/{index}"
                     if held.nearest(v.python_source) is not None:  # the split plan keeps its source apart
-                        dropped["near a real validation or test kernel"] += len(UNITS)
+                        left_out["near a real validation or test kernel"] += len(UNITS)
                         continue
                     # the run happens now, in the process that emits the variant; its evidence counts only where
                     # every unit compiles (below)
@@ -167,7 +167,7 @@ def derived_rows(opts: BuildOptions, start: int, stop: int, dropped: Counter) ->
                     try:
                         written, ran = zygote.emit(label, v.python_source, f"derived_{index}", src["kernel_name"], run)
                     except WarpRejected as exc:
-                        dropped[f"Warp rejects the variant: {exc.message.split(':')[0]}"] += len(UNITS)
+                        left_out[f"Warp rejects the variant: {exc.message.split(':')[0]}"] += len(UNITS)
                         continue
                     recs = []
                     for unit, emitted in written.units.items():
@@ -183,7 +183,7 @@ def derived_rows(opts: BuildOptions, start: int, stop: int, dropped: Counter) ->
         kept = []
         for rec, job in recs:
             if not job.compiled:
-                dropped[job.error.split(":")[0] + " failed"] += 1
+                left_out[job.error.split(":")[0] + " failed"] += 1
                 continue
             kept.append(rec | job.evidence(tc[rec["target"]]))
         if ran is not None and len(kept) == len(recs):  # a variant runs once, for all its units

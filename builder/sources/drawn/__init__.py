@@ -12,8 +12,8 @@ import sys
 from collections.abc import Iterator
 
 from builder.build_options import BuildOptions
-from builder.checks.base import FolderCheckSettings
 from builder.checks.dead_code import Live
+from builder.checks.determinism import Determinism
 from builder.checks.evidence import BuiltinCoverage, CategoryBalance, Verification
 from builder.checks.ids import DuplicatesAcrossSplits, DuplicatesWithinSplit, UniqueIds
 from builder.checks.near_duplicates import NearDuplicates
@@ -22,8 +22,8 @@ from builder.checks.standalone import StandaloneEvidence, StandaloneRun, Standal
 from builder.configs import ConfigSpec, spec, unit
 from builder.errors import GPURequired
 from builder.schema import SPLITS
-from builder.sources.base import RowSource, dropped
-from builder.sources.drawn.regenerate import Determinism
+from builder.sources.base import RowSource, rows_left_out
+from builder.sources.drawn import regenerate
 from builder.sources.plan import Shard, split_shards
 
 
@@ -56,14 +56,14 @@ class GeneratedSource(RowSource):
 
     def report(self, summaries: list[dict], config: str) -> None:
         """One line per config with rows left out, by reason, over the build's shards (resumed ones included)."""
-        left = dropped(summaries, config)
+        left = rows_left_out(summaries, config)
         if left:
             reasons = ", ".join(f"{reason}: {n}" for reason, n in left.items())
             print(f"warp_cuda_ir {config}: {sum(left.values())} invalid rows left out ({reasons})", file=sys.stderr)
 
-    def folder_checks(self, settings: FolderCheckSettings) -> list:
+    def folder_checks(self) -> list:
         """Every row regenerates from its (seed, split, index); a sample of whole programs is built and run."""
-        return [Determinism(settings.counter), StandaloneRun(settings.sample, settings.seed)]
+        return [Determinism(regenerate.regenerate, regenerate.expected), StandaloneRun()]
 
     def checks(self, config: str) -> list:
         if spec(config).programs:  # whole programs instead of an ir column, and their own evidence
@@ -101,7 +101,7 @@ class GeneratedSource(RowSource):
             return f"{split}={n} rows from {opts.size(split)} programs"
         if n >= opts.size(split):
             return f"{split}={n}"
-        return f"{split}={n} ({opts.size(split) - n} invalid rows skipped)"
+        return f"{split}={n} ({opts.size(split) - n} invalid rows left out)"
 
 
 def _one_row_per_program(config: ConfigSpec) -> bool:

@@ -56,9 +56,9 @@ def program_fields(opts: BuildOptions, config: str, split: str, index: int, draw
     }
 
 
-def leave_out(opts: BuildOptions, split: str, index: int, kernel: str, reason: str, skipped: Counter) -> None:
+def leave_out(opts: BuildOptions, split: str, index: int, kernel: str, reason: str, left_out: Counter) -> None:
     """A drawn program's row failed its evidence (``reason``): stop the build naming it (``--on-invalid error``),
-    else count it in ``skipped`` under the reason's head (what precedes its first colon)."""
+    else count it in ``left_out`` under the reason's head (what precedes its first colon)."""
     if opts.on_invalid == "error":
         raise GeneratorBug(opts.seed, split, index, kernel, reason)
-    skipped[reason.split(":")[0]] += 1
+    left_out[reason.split(":")[0]] += 1

@@ -11,7 +11,7 @@ from builder.configs import spec
 from builder.grammar.program import Program
 from builder.grammar.sample import Drawn, sample
 from builder.schema import GPU_FIELDS, TARGETS, project
-from builder.sources.base import count_dropped
+from builder.sources.base import count_left_out
 from builder.sources.columns import unit_columns
 from builder.sources.drawn.program_row import emit_program, leave_out, program_fields, row_label
 from builder.warp_backend import codegen, compilers, verify
@@ -53,7 +53,7 @@ def generated_rows(
 ) -> Iterator[dict]:
     """Rows ``start..stop-1`` of ``split`` for ``opts.config``, verified in chunks; a program whose kernel
     has no adjoint gives no cuda-backward row (``emitted_configs``). Rows left out are counted into ``summary``
-    (``count_dropped``), else said on stderr."""
+    (``count_left_out``), else said on stderr."""
     if spec(opts.config).programs:  # standalone: one row per program, two whole programs built around its units
         from builder.sources.drawn import standalone_rows
 
@@ -70,12 +70,12 @@ def unit_rows(
     differ only in ``config``, all GPU-compared or none): each program is drawn and emitted once for all of them
     (one load of its module, one code generation per target) and its evidence gathered once per unit, in the
     order of ``options``, so every config gets the rows a build of it alone writes. Rows left out are counted by
-    reason into ``summary`` (``count_dropped``: the shard's record), else said on stderr."""
+    reason into ``summary`` (``count_left_out``: the shard's record), else said on stderr."""
     opts = options[0]
     (gpu,) = {spec(o.config).gpu for o in options}
     passes = tuple(dict.fromkeys(u for o in options for u in spec(o.config).units))
     cache = verify.EvidenceCache(opts.evidence_dir) if opts.verify != "none" else None
-    skipped: dict[str, Counter[str]] = {o.config: Counter() for o in options}
+    left_out: dict[str, Counter[str]] = {o.config: Counter() for o in options}
     programs = {index: sample(opts.seed, split, index, opts.categories) for index in range(start, stop)}
     if cache is not None and any(verify.needs_cpu(c, opts.verify) for c in (*passes, FORWARD)):
         _shard_cpu_evidence(opts, split, programs, cache)
@@ -85,14 +85,14 @@ def unit_rows(
         for o in options:
             units = spec(o.config).units
             chunk = [(i, d, label, {c: u for c, u in e.items() if c in units}) for i, d, label, e in drawn]
-            for row in _chunk_rows(o, split, chunk, per_pass, gpu, skipped[o.config]):
+            for row in _chunk_rows(o, split, chunk, per_pass, gpu, left_out[o.config]):
                 yield o.config, row
-    for config, counts in skipped.items():
+    for config, counts in left_out.items():
         if counts and summary is not None:
-            count_dropped(summary, config, counts)
+            count_left_out(summary, config, counts)
         elif counts:
             print(
-                f"warp_cuda_ir: {config}: skipped {sum(counts.values())} invalid rows in {split}[{start}:{stop}]: "
+                f"warp_cuda_ir: {config}: left out {sum(counts.values())} invalid rows in {split}[{start}:{stop}]: "
                 f"{dict(sorted(counts.items()))}",
                 file=sys.stderr,
             )
@@ -174,9 +174,9 @@ def _own_cuda_units(split: str, chunk: list[Emitted]) -> dict[tuple[int, str], c
 
 
 def _chunk_rows(
-    opts: BuildOptions, split: str, chunk: list[Emitted], per_pass: dict, gpu: bool, skipped: Counter
+    opts: BuildOptions, split: str, chunk: list[Emitted], per_pass: dict, gpu: bool, left_out: Counter
 ) -> Iterator[dict]:
-    """The chunk's rows with their evidence; an invalid one stops the build or is counted in ``skipped``."""
+    """The chunk's rows with their evidence; an invalid one stops the build or is counted in ``left_out``."""
     for k, (index, drawn, _, emitted) in enumerate(chunk):
         for cfg in emitted:
             target, pass_, _ = TARGETS[cfg]
@@ -187,7 +187,7 @@ def _chunk_rows(
                 rec.update(item.gpu)
             reason = invalid_reason(opts, item, gpu)
             if reason:
-                leave_out(opts, split, index, drawn.program.kernel_name, reason, skipped)
+                leave_out(opts, split, index, drawn.program.kernel_name, reason, left_out)
                 continue
             yield project(rec, opts.config)
 

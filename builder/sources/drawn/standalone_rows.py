@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from builder.build_options import BuildOptions
 from builder.schema import project
-from builder.sources.base import count_dropped
+from builder.sources.base import count_left_out
 from builder.sources.drawn.program_row import emit_program, leave_out, program_fields, row_label
 from builder.standalone import host, toolchain
 from builder.warp_backend import codegen, compile_units, compilers, execute, verify
@@ -167,28 +167,28 @@ def program_rows(
 ) -> Iterator[dict]:
     """Rows ``start..stop-1`` of ``split``: one per drawn program that has a standalone form and passes its checks
     (``opts.on_invalid`` says what happens to one that fails; those left out are counted into ``summary``)."""
-    skipped: Counter[str] = Counter()
-    for index, drawn, b in programs(opts, split, start, stop, sample, skipped):
+    left_out: Counter[str] = Counter()
+    for index, drawn, b in programs(opts, split, start, stop, sample, left_out):
         reason = invalid_reason(opts.verify, b) or (b.error if not b.cpu_program else "")
         if reason:
-            leave_out(opts, split, index, drawn.program.kernel_name, reason, skipped)
+            leave_out(opts, split, index, drawn.program.kernel_name, reason, left_out)
             continue
         yield project(record(opts, split, index, drawn, b), CONFIG)
-    if skipped and summary is not None:
-        count_dropped(summary, CONFIG, skipped)
-    elif skipped:
+    if left_out and summary is not None:
+        count_left_out(summary, CONFIG, left_out)
+    elif left_out:
         print(
-            f"warp_cuda_ir: standalone: {sum(skipped.values())} programs without a row in {split}[{start}:{stop}]: "
-            f"{dict(sorted(skipped.items()))}",
+            f"warp_cuda_ir: standalone: {sum(left_out.values())} programs without a row in {split}[{start}:{stop}]: "
+            f"{dict(sorted(left_out.items()))}",
             file=sys.stderr,
         )
 
 
 def programs(
-    opts: BuildOptions, split: str, start: int, stop: int, sample, skipped: Counter, gpu: bool = False
+    opts: BuildOptions, split: str, start: int, stop: int, sample, left_out: Counter, gpu: bool = False
 ) -> Iterator[tuple]:
     """(index, drawn, Built) of each program in ``start..stop-1`` that has a standalone form, built and checked at
-    ``opts.verify`` (``gpu``: the CUDA programs also run here); the others are counted in ``skipped`` by reason."""
+    ``opts.verify`` (``gpu``: the CUDA programs also run here); the others are counted in ``left_out`` by reason."""
     toolchain.require_compilers(opts.verify)
     if opts.evidence_dir:  # the build's scratch folder: removed with the build, whatever happens here
         os.makedirs(opts.evidence_dir, exist_ok=True)
@@ -200,7 +200,7 @@ def programs(
                 drawn = sample(opts.seed, split, index, opts.categories)
                 reason = sa.unsupported(drawn.program)
                 if reason:
-                    skipped[reason] += 1
+                    left_out[reason] += 1
                     continue
                 label = row_label(opts.seed, split, index)
                 emitted = emit_program(drawn.program, label, f"wcir_sa_{split}_{index}", UNITS)

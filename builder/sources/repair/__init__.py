@@ -16,12 +16,12 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from builder.build_options import BuildOptions
-from builder.checks.base import FolderCheckSettings
 from builder.checks.ids import UniqueIds
+from builder.checks.repair import RepairAgreesWithCpu, RepairRegeneration, RepairRows
 from builder.checks.row_checks import Placement
 from builder.configs import spec
 from builder.schema import SPLITS
-from builder.sources.base import RowSource, count_dropped, dropped
+from builder.sources.base import RowSource, count_left_out, rows_left_out
 from builder.sources.plan import Shard, kernel_shards, split_shards
 
 KERNELS_PER_SHARD = 64  # real train kernels a repair-real shard breaks
@@ -49,7 +49,7 @@ class RepairSource(RowSource):
             yield from written_repair_rows(opts, shard.start, shard.stop, left_out)
         else:
             yield from repair_rows(opts, shard.split, shard.start, shard.stop, left_out)
-        count_dropped(summary, opts.config, left_out)
+        count_left_out(summary, opts.config, left_out)
 
     def require(self, opts: BuildOptions) -> None:
         if spec(opts.config).written:
@@ -58,17 +58,13 @@ class RepairSource(RowSource):
             source_kernels(opts.real_data, opts.derived_kernels)  # ConfigError naming what is missing
 
     def checks(self, config: str) -> list:
-        from builder.checks.repair import RepairRows
-
         return [Placement(), UniqueIds(), RepairRows()]
 
-    def folder_checks(self, settings: FolderCheckSettings) -> list:
-        from builder.checks.repair import RepairAgreesWithCpu, RepairRegeneration
-
-        return [RepairRegeneration(settings.counter, settings.folder), RepairAgreesWithCpu()]
+    def folder_checks(self) -> list:
+        return [RepairRegeneration(), RepairAgreesWithCpu()]
 
     def report(self, summaries: list[dict], config: str) -> None:
-        left = dropped(summaries, config)
+        left = rows_left_out(summaries, config)
         if left:
             reasons = ", ".join(f"{reason}: {n}" for reason, n in left.items())
             print(f"warp_cuda_ir {config}: {sum(left.values())} rows left out ({reasons})", file=sys.stderr)

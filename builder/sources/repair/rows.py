@@ -25,7 +25,7 @@ CHUNK = 64  # programs whose working kernels are built and run together (as gene
 NO_EDIT = "no edit Warp rejects"
 
 
-def repair_rows(opts: BuildOptions, split: str, start: int, stop: int, dropped: Counter) -> Iterator[dict]:
+def repair_rows(opts: BuildOptions, split: str, start: int, stop: int, left_out: Counter) -> Iterator[dict]:
     """Rows ``start..stop-1`` of ``split``: each program broken, and its working kernel's evidence gathered."""
     from builder.sources.drawn.program_row import leave_out, program_fields, row_label
     from builder.sources.drawn.records import evidence_fields, invalid_reason
@@ -40,7 +40,7 @@ def repair_rows(opts: BuildOptions, split: str, start: int, stop: int, dropped: 
             program = drawn.program
             found = first_rejected(opts.seed, split, index, program.source, program.kernel_name, program.block_dim)
             if found is None:
-                dropped[NO_EDIT] += 1
+                left_out[NO_EDIT] += 1
                 continue
             made.append((index, drawn, found))
         items = [
@@ -52,7 +52,7 @@ def repair_rows(opts: BuildOptions, split: str, start: int, stop: int, dropped: 
         for (index, drawn, found), item in zip(made, items):
             reason = invalid_reason(opts, item, gpu=False)
             if reason:
-                leave_out(opts, split, index, drawn.program.kernel_name, reason, dropped)
+                leave_out(opts, split, index, drawn.program.kernel_name, reason, left_out)
                 continue
             row = program_fields(opts, opts.config, split, index, drawn)  # the columns every drawn row has
             row |= repair_columns(drawn.program.source, found, fixed_id(opts.config, opts.seed, split, index))
@@ -60,7 +60,7 @@ def repair_rows(opts: BuildOptions, split: str, start: int, stop: int, dropped: 
             yield project(row, opts.config)
 
 
-def written_repair_rows(opts: BuildOptions, start: int, stop: int, dropped: Counter) -> Iterator[dict]:
+def written_repair_rows(opts: BuildOptions, start: int, stop: int, left_out: Counter) -> Iterator[dict]:
     """Rows of real's train kernels ``start..stop-1`` (``derived.rows.source_kernels``: the list derived varies):
     kernel ``k`` gives row ``k``. A row carries its real row's licence, attribution and compile evidence."""
     from builder.errors import WarpRejected
@@ -73,10 +73,10 @@ def written_repair_rows(opts: BuildOptions, start: int, stop: int, dropped: Coun
         try:
             found = first_rejected_written(opts.seed, src["id"], src["python_source"], src["kernel_name"])
         except WarpRejected as exc:
-            dropped[f"Warp rejects the working kernel here: {exc.message.split(':')[0]}"] += 1
+            left_out[f"Warp rejects the working kernel here: {exc.message.split(':')[0]}"] += 1
             continue
         if found is None:
-            dropped[NO_EDIT] += 1
+            left_out[NO_EDIT] += 1
             continue
         row = {
             **{c: src[c] for c in ("kernel_name", "category", "arg_names", "arg_types", "verify", "compiled")},

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from builder.build_options import BuildOptions
-from builder.checks.base import FolderCheckSettings
+from builder.checks.decontamination import Decontamination
 from builder.checks.evidence import BuiltinCoverage, Verification
 from builder.checks.ids import UniqueIds
 from builder.checks.row_checks import Hashes, IrFunction, NonEmpty, Placement
 from builder.checks.splits import SplitIsolation
-from builder.sources.base import RowSource, count_dropped
+from builder.sources.base import RowSource, count_left_out
 from builder.sources.plan import Shard
 from builder.sources.shipped.plan import real_shards
 from builder.sources.shipped.rows import Sample, Summary, evidence, report, shipped_rows
@@ -53,7 +53,7 @@ class ShippedSource(RowSource):
         sample = Sample(modules=shard.modules, split=shard.split)
         yield from shipped_rows(opts, sample, counts)  # imports Warp, when rows are made
         summary.update(counts.to_json())
-        count_dropped(summary, opts.config, counts.rows_skipped)  # what every source records
+        count_left_out(summary, opts.config, counts.rows_left_out)  # what every source records
 
     def checks(self, config: str) -> list:
         # shipped kernels: nothing to regenerate, no category cycle, never executed; near-copies in one split
@@ -68,10 +68,8 @@ class ShippedSource(RowSource):
             Verification(executed=False),
         ]
 
-    def folder_checks(self, settings: FolderCheckSettings) -> list:
+    def folder_checks(self) -> list:
         """real's evaluation splits share no program with the generated configs beside it (an evaluation set)."""
-        from builder.sources.shipped.decontam import Decontamination
-
         return [Decontamination()]
 
     def public_reference(self, row: dict) -> tuple[str, int]:

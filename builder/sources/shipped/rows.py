@@ -64,7 +64,7 @@ class Summary:
     kernels: Counter = field(default_factory=Counter)  # source -> kernels with at least one row
     kernels_skipped: Counter = field(default_factory=Counter)  # reason -> kernels
     rows: Counter = field(default_factory=Counter)  # "source/config" -> rows
-    rows_skipped: Counter = field(default_factory=Counter)  # reason -> rows
+    rows_left_out: Counter = field(default_factory=Counter)  # reason -> rows
     # phase -> wall seconds a worker spent in it (collection: importing modules and emitting their kernels in the
     # forked child; compile: the compilers and the rows), summed over shards: worker-seconds, never in the output
     seconds: Counter = field(default_factory=Counter)
@@ -94,7 +94,7 @@ class Summary:
             f"kernels: {fmt(self.kernels)}",
             f"kernels skipped: {fmt(self.kernels_skipped)}",
             f"rows: {fmt(self.rows)}",
-            f"rows skipped: {fmt(self.rows_skipped)}",
+            f"rows left out: {fmt(self.rows_left_out)}",
         ]
 
 
@@ -200,7 +200,7 @@ def shipped_rows(opts: BuildOptions, sample: Sample = Sample(), summary: Summary
                 if kernel.unresolved:
                     summary.kernels_skipped["source not self-contained: reads names local to a function or class"] += 1
                     continue
-                summary.rows_skipped.update(kernel.skipped.values())
+                summary.rows_left_out.update(kernel.skipped.values())
                 if not kernel.units:
                     summary.kernels_skipped["Warp emits no unit for it"] += 1
                     continue
@@ -256,7 +256,7 @@ def _finish(
     for mod, config, rec, job in recs:
         if verify == "compile":
             if not job.compiled:
-                summary.rows_skipped[job.error.split(":")[0] + " failed"] += 1
+                summary.rows_left_out[job.error.split(":")[0] + " failed"] += 1
                 continue
             rec |= job.evidence(tc[rec["target"]])
         summary.rows[f"{mod.source}/{config}"] += 1

@@ -64,7 +64,7 @@ def test_real_build_loads_and_validates(tmp_path):
     assert "real: train=18, test=0 (compiled; shipped kernels are never executed)\n" in r.stdout
     summary = next(line for line in r.stderr.splitlines() if line.startswith("warp_cuda_ir real: "))
     assert "modules skipped: example runs code at import (no __main__ guard): 3, needs torch: 1" in summary
-    assert "rows skipped: none" in summary and "kernels: examples: 6" in summary
+    assert "rows left out: none" in summary and "kernels: examples: 6" in summary
     names = sorted(p.name for p in (out / "real").iterdir())
     assert names == ["train-00000-of-00002.parquet", "train-00001-of-00002.parquet"]
     manifest = json.loads((out / "manifest.json").read_text())

@@ -7,9 +7,9 @@ import ast
 import pytest
 
 from builder.build_options import BuildOptions
+from builder.checks.fidelity import differences
 from builder.sources.shipped import ShippedSource, overload_declarations
 from builder.sources.shipped.rows import Sample, Summary, shipped_rows
-from builder.validate.fidelity import differences
 from builder.warp_backend import codegen, public
 
 # skrl's element-wise ops: eight generic kernels (wp.array(ndim=N) of any dtype), launched with the caller's arrays
@@ -54,9 +54,9 @@ def test_warp_public_pipeline_writes_the_row_once_the_declaration_runs(rows):
     assert key != bare and all(ShippedSource().public_reference(r) == (key, block_dim) for r in picked)
     with_declaration, without = public.public_units([(key, block_dim), (bare, block_dim)], workers=2)
     for r in picked:
-        assert differences(r, with_declaration) == ""
+        assert differences(r, with_declaration, ShippedSource()) == ""
         # the package alone instantiates none of the module's kernels: Warp has nothing to compile
-        assert "No compilable kernels" in differences(r, without)
+        assert "No compilable kernels" in differences(r, without, ShippedSource())
 
 
 # warpSPHCore's gradient: its generic kernels take the package's particle and correction structs as `Any`

@@ -51,7 +51,7 @@ def test_real_rows_compile_and_opt_outs_have_no_backward_row():
     assert repulsion and all(r["pass"] == "forward" for r in repulsion)  # both kernels set enable_backward=False
     dem = {r["id"] for r in got if "example_dem" in r["id"]}
     assert "real/train/warp.examples.core.example_dem:integrate/cuda-backward" in dem
-    assert summary.rows_skipped == {} and summary.kernels["examples"] == 4
+    assert summary.rows_left_out == {} and summary.kernels["examples"] == 4
     assert [r["id"] for r in shipped_rows(opts, subset)] == [r["id"] for r in got]
 
 

@@ -208,14 +208,14 @@ def _row(rid: str, split: str, path: str, source: str, group: str = "in-project"
 def test_the_check_fails_naming_a_near_copy_across_splits_and_passes_a_clean_folder():
     train = _table([_row("real/train/m:scale/cpu", "train", "m.py:3", "import warp as wp\n\n\n" + KERNEL)])
     clean = {"train": train, "test": _table([_row("real/test/n:k1/cpu", "test", "n.py:3", OTHER)])}
-    assert SplitIsolation().run("real", clean).status == "pass"
+    assert SplitIsolation().check("real", clean).status == "pass"
     planted = {"train": train, "test": _table([_row("real/test/n:k0/cpu", "test", "n.py:9", RENAMED)])}
-    result = SplitIsolation().run("real", planted)
+    result = SplitIsolation().check("real", planted)
     assert result.status == "fail" and "real/train/m:scale/cpu (train) ~ real/test/n:k0/cpu (test)" in result.message
     held = {"train": _table([_row("real/train/w:k1/cpu", "train", "w.py:3", OTHER, "held-out")])}
-    assert "a held-out row in train" in SplitIsolation().run("real", held).message
+    assert "a held-out row in train" in SplitIsolation().check("real", held).message
     twice = {**clean, "validation": _table([_row("real/validation/m:scale/cuda", "validation", "m.py:3", KERNEL)])}
-    assert "m.py:3 is in train and validation" in SplitIsolation().run("real", twice).message
+    assert "m.py:3 is in train and validation" in SplitIsolation().check("real", twice).message
 
 
 @pytest.mark.slow

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from builder.checks.base import MAX_OFFENDERS, FolderCheck, Result
+from builder.checks.base import MAX_OFFENDERS, Check, Context, Result
 from builder.configs import spec
 from builder.grammar import siblings
 from builder.shipped.overlap import decontaminate
@@ -28,10 +28,11 @@ NEAR_FAIL_SHARE = 0.01  # near duplicates allowed, as a share of the distinct re
 EVALUATED = ("validation", "test")  # real's splits a model is scored on (validation: where choices are made)
 
 
-class Decontamination(FolderCheck):
+class Decontamination(Check):
     name = "decontamination"
 
-    def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
+    def run(self, context: Context) -> Result:
+        tables = context.tables
         # the evaluation side: the shipped configs' evaluation splits; the generated configs are trained on
         shipped = [c for c in tables if spec(c).shipped]
         generated = [c for c in tables if spec(c).drawn]  # the drawn programs (repair's: the same programs, broken)

@@ -18,28 +18,27 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pyarrow as pa
-
-from builder.checks.base import MAX_OFFENDERS, FolderCheck, Result
+from builder.checks.base import MAX_OFFENDERS, Check, Context, Result
 from builder.configs import CONFIGS
 
 NAME = "datasets_load"
 TIMEOUT = 1800  # seconds for the whole folder; the default build's three configs load in well under a minute
 
 
-class UserLoad(FolderCheck):
+class UserLoad(Check):
     name = NAME
 
-    def __init__(self, folder: Path, config: str | None):
-        self.folder, self.config = Path(folder).resolve(), config
-
-    def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
-        """``tables`` are the shards as pyarrow read them (``load``): their row counts are the Parquet metadata's."""
-        configs = [self.config] if self.config else [c for c in tables if c in CONFIGS]  # others: config_name
+    def run(self, context: Context) -> Result:
+        """The folder's tables are the shards as pyarrow read them: their row counts are the Parquet metadata's."""
+        folder = context.folder
+        if folder is None or folder.path is None:
+            return Result(self.name, "", "skip", "Hub repo: every config was read with load_dataset above")
+        tables = folder.tables
+        configs = [folder.config] if folder.config else [c for c in tables if c in CONFIGS]  # others: config_name
         with tempfile.TemporaryDirectory(prefix="warp_cuda_ir_load_") as tmp:
             records = Path(tmp) / "records.jsonl"
             try:
-                proc = _run_child(self.folder, records, configs, Path(tmp) / "cache")
+                proc = _run_child(folder.path.resolve(), records, configs, Path(tmp) / "cache")
             except subprocess.TimeoutExpired:
                 return Result(self.name, "", "fail", f"datasets did not load the folder within {TIMEOUT} s")
             got = [json.loads(line) for line in records.read_text().splitlines()] if records.is_file() else []
@@ -57,7 +56,7 @@ def _run_child(folder: Path, records: Path, configs: list[str], cache: Path) -> 
     env |= {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
     # the child imports the builder from where this process did (scripts/validate.py run by path too)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).parents[2]), env.get("PYTHONPATH")]))
-    argv = [sys.executable, "-m", "builder.validate.user_load_child", str(folder), str(records), *configs]
+    argv = [sys.executable, "-m", "builder.checks.user_load_child", str(folder), str(records), *configs]
     return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=TIMEOUT)
 
 

@@ -10,22 +10,19 @@ the kernel lives in (a real row's unit holds that kernel alone, so it is not com
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
-import pyarrow as pa
+from builder.checks.base import Check, Context, Result, mismatch_result
+from builder.schema import features
 
-from builder import sources
-from builder.checks.base import FolderCheck, Result, mismatch_result
+RowSource = Any  # a ``builder.sources.base.RowSource``: the sources sit above the checks, which they hand out
 
 FIDELITY_SAMPLE = 12  # rows validate puts through Warp's public pipeline by default (a few seconds each)
 COLUMNS = ["id", "config", "target", "pass", "kernel_name", "python_source", "ir", "module_source", "entry_point"]
 
 
-def reference_key(row: dict) -> tuple[str, int]:
-    """What to hand ``public.public_units`` for a row: its row source says (a program, or a shipped module)."""
-    return sources.source_of(row["config"]).public_reference(row)
-
-
-def differences(row: dict, reference: dict[str, str]) -> str:
+def differences(row: dict, reference: dict[str, str], source: RowSource) -> str:
     """Comma-separated columns of ``row`` that differ from Warp's public output, or Warp's error."""
     from builder.warp_backend import units
 
@@ -40,36 +37,50 @@ def differences(row: dict, reference: dict[str, str]) -> str:
     if not found:
         return f"ir (Warp's unit has no {symbol})"
     bad = [] if row["ir"] in found else ["ir"]
-    if sources.source_of(row["config"]).whole_unit and tu != row["module_source"]:
+    if source.whole_unit and tu != row["module_source"]:
         bad.append("module_source")
     return ",".join(bad)
 
 
-class Fidelity(FolderCheck):
+class Fidelity(Check):
+    """Rows with an ``ir`` are compared with Warp's public output; whole programs (standalone) embed the units that
+    determinism regenerates through the same codegen.emit, and are built and run instead (``StandaloneRun``)."""
+
     name = "fidelity"
 
-    def __init__(self, sample: int, seed: int):
-        self.sample, self.seed = sample, seed
+    def __init__(self, source_of: Callable[[str], RowSource]):
+        # a row's source says what Warp's public pipeline is handed for it (a program, or a shipped module), and
+        # whether the row's unit is the whole of what Warp writes for it
+        self.source_of = source_of
 
-    def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
+    def reference_key(self, row: dict) -> tuple[str, int]:
+        """What to hand ``public.public_units`` for a row."""
+        return self.source_of(row["config"]).public_reference(row)
+
+    def differences(self, row: dict, references: dict) -> str:
+        """What of ``row`` differs from Warp's public output (``references``: by ``reference_key``), or ""."""
+        return differences(row, references[self.reference_key(row)], self.source_of(row["config"]))
+
+    def run(self, context: Context) -> Result:
         from builder.warp_backend import public
 
-        if self.sample <= 0:
+        if context.sample <= 0:
             return Result(self.name, "", "skip", "--fidelity-sample 0")
+        tables = {cfg: splits for cfg, splits in context.tables.items() if "ir" in features(cfg)}
         population = [
             (cfg, split, i) for cfg, splits in tables.items() for split, t in splits.items() for i in range(t.num_rows)
         ]
         if not population:
             return Result(self.name, "", "skip", "no rows")
-        picks = sorted(random.Random(self.seed).sample(population, min(self.sample, len(population))))
+        picks = sorted(random.Random(context.seed).sample(population, min(context.sample, len(population))))
         rows = []
         for cfg, split, i in picks:
             t = tables[cfg][split]
             extra = [c for c in ("block_dim", "source_path") if c in t.column_names]
             rows.append(t.slice(i, 1).select(COLUMNS + extra).to_pylist()[0])
-        keys = sorted({reference_key(r) for r in rows})
+        keys = sorted({self.reference_key(r) for r in rows})
         references = dict(zip(keys, public.public_units(keys)))
-        mismatches = [(r["id"], d) for r in rows if (d := differences(r, references[reference_key(r)]))]
+        mismatches = [(r["id"], d) for r in rows if (d := self.differences(r, references))]
         passed = (
             f"{len(rows)} sampled rows equal what wp.load_module / wp.compile_aot_module write for their program"
             f" ({len(keys)} programs)"

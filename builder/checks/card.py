@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from builder.checks.base import FolderCheck, Result
+from builder.checks.base import Check, Context, Result
 from builder.configs import CONFIGS
 from builder.schema import features
 
@@ -27,14 +27,16 @@ def read_card(readme: Path):
     return MetadataConfigs.from_dataset_card_data(card.data), DatasetInfosDict.from_dataset_card_data(card.data)
 
 
-class Card(FolderCheck):
+class Card(Check):
+    """Checked against every config of the folder read, complete or not."""
+
     name = "card"
 
-    def __init__(self, folder: Path, config: str | None):
-        self.folder, self.config = folder, config
-
-    def run(self, tables: dict[str, dict[str, pa.Table]]) -> Result:
-        readme = self.folder / "README.md"
+    def run(self, context: Context) -> Result:
+        folder = context.folder
+        if folder is None or folder.path is None:  # a Hub repo was read through datasets.load_dataset already
+            return Result(self.name, "", "skip", "Hub repo: the card is parsed by load_dataset itself")
+        readme, tables = folder.card, folder.tables
         if not readme.is_file():
             return Result(self.name, "", "fail", "README.md is missing")
         try:
@@ -44,7 +46,7 @@ class Card(FolderCheck):
         except Exception as exc:  # noqa: BLE001 - any parse failure is the finding
             return Result(self.name, "", "fail", f"README.md does not parse: {type(exc).__name__}: {str(exc)[:200]}")
         problems = [p for cfg, splits in tables.items() for p in _config_problems(cfg, splits, configs, infos)]
-        if not self.config:
+        if not folder.config:
             extra = sorted(set(configs) - set(tables))
             if extra:
                 problems.append(f"card lists configs without data: {extra}")

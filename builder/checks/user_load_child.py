@@ -1,7 +1,7 @@
 """What the ``datasets_load`` check runs in its child process: every config of a folder loaded with ``datasets``
 as a user loads it, each split in memory and its first row streamed.
 
-``python -m builder.validate.user_load_child FOLDER RECORDS CONFIG...`` appends one JSON record per split (or per
+``python -m builder.checks.user_load_child FOLDER RECORDS CONFIG...`` appends one JSON record per split (or per
 shard ``datasets`` cannot read) to the file ``RECORDS``; the parent (``user_load``) gives it a private cache and the
 Hub offline, and judges the records. Records go to a file, not stdout, so a library's own prints cannot be taken
 for one and the records written before a crash survive it.

@@ -16,7 +16,7 @@ from builder.errors import ConfigError
 from builder.rng import SPLITS
 
 # builder.sources: drawn programs, the kernels packages ship, variants of those kernels, or drawn programs broken
-SOURCES = ("generated", "shipped", "derived", "repair")
+SOURCES = ("generated", "standalone", "shipped", "derived", "repair")
 USES = ("training", "evaluation", "both")  # what a config's rows are for
 
 
@@ -78,15 +78,16 @@ class ConfigSpec:
             raise ConfigError(f"config {self.name!r}: units must be some of {', '.join(UNITS)}, got {self.units}")
         if not self.splits or any(s not in SPLITS for s in self.splits):
             raise ConfigError(f"config {self.name!r}: splits must be some of {', '.join(SPLITS)}, got {self.splits}")
-        if self.written and (self.splits != ("train",) or self.source == "generated"):
+        if self.written and (self.splits != ("train",) or self.generated):
             raise ConfigError(f"config {self.name!r}: rows made from real's train kernels are in train alone")
         if sum((self.ir, self.programs, self.repair)) != 1:
             raise ConfigError(f"config {self.name!r}: rows hold exactly one of an ir, whole programs or a repair")
 
     @property
     def generated(self) -> bool:
-        """Rows are programs drawn from (seed, split, index), which regenerate exactly."""
-        return self.source == "generated"
+        """Rows are programs drawn from (seed, split, index) with what Warp emits for them (its units, or whole
+        programs around them: ``standalone``), which regenerate exactly."""
+        return self.source in ("generated", "standalone")
 
     @property
     def shipped(self) -> bool:
@@ -107,14 +108,14 @@ class ConfigSpec:
     def drawn(self) -> bool:
         """Rows are numbered 0..N-1 in each split, N the build's ``--num-*`` size, each a program drawn from
         (seed, split, index): generated, and repair of drawn programs."""
-        return self.source in ("generated", "repair") and not self.written
+        return self.source in ("generated", "standalone", "repair") and not self.written
 
     @property
     def seeded(self) -> bool:
         """Rows carry a seed and an index and regenerate from them (generated and repair; derived, with the real
         row they vary), with their inputs; shipped rows carry no seed and their inputs are built from argument
         types."""
-        return self.source in ("generated", "derived", "repair")
+        return self.source in ("generated", "standalone", "derived", "repair")
 
     @property
     def single_unit(self) -> Unit | None:
@@ -177,7 +178,7 @@ REGISTRY: dict[str, ConfigSpec] = {
         ),
         ConfigSpec(
             "standalone",
-            "generated",
+            "standalone",
             "Warp kernel -> a complete C++ program and a complete CUDA program around Warp's emitted units, with a"
             " Makefile and the kernel's inputs; built with g++ (and run: outputs equal Warp's) and with nvcc.",
             units=("cpu", "cuda-forward"),

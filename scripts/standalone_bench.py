@@ -23,7 +23,7 @@ from multiprocessing import get_context
 
 from builder.build_options import BuildOptions
 from builder.grammar.sample import sample
-from builder.sources.drawn import standalone_rows
+from builder.sources.standalone import rows as standalone_rows
 from builder.warp_backend import codegen, verify
 
 

@@ -3,8 +3,8 @@
 Drawing a program and generating its code are fast (hundreds of programs a second), so every row is
 regenerated, not a sample: a forged row whose hashes, card and manifest were all updated to match still differs
 from what its coordinates give. Each program is drawn and emitted once for all the configs that hold it, and
-only one program's units are held at a time. How a row is drawn again is its row source's (it hands the check
-``regenerate`` and ``expected``: ``builder.sources.drawn.regenerate``).
+only one program's units are held at a time. How a program is drawn again (``regenerate``) and what a row must
+hold given that draw (``RowSource.regenerated``) are the row sources'; ``validate`` hands them to the check.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from contextlib import nullcontext
+from typing import Any
 
 from builder.checks.base import Check, Context, Result, concat, mismatch_result
 from builder.configs import spec
@@ -25,15 +26,20 @@ STANDALONE += ["inputs"]
 
 # (seed, split, index, category cycle) -> a program's draw, or why it could not be drawn
 Regenerate = Callable[[int, str, int, tuple[str, ...]], object]
-# (config, row, draw, (seed, split, index)) -> the columns the row must hold, or why they cannot be had
-Expected = Callable[[str, dict, object, tuple[int, str, int]], "dict | str"]
+RowSource = Any  # a ``builder.sources.base.RowSource``: the sources sit above the checks, which they hand out
 
 
 class Determinism(Check):
+    """Run once over every config of drawn programs in the folder, whichever source wrote its rows: each program
+    is drawn once for all of them."""
+
     name = "determinism"
 
-    def __init__(self, regenerate: Regenerate, expected: Expected):
-        self.regenerate, self.expected = regenerate, expected
+    def __init__(self, regenerate: Regenerate, source_of: Callable[[str], RowSource]):
+        self.regenerate, self.source_of = regenerate, source_of
+
+    def applies(self, context: Context) -> bool:
+        return any(spec(cfg).generated for cfg in context.tables)
 
     def run(self, context: Context) -> Result:
         tables = {cfg: splits for cfg, splits in context.tables.items() if spec(cfg).generated}
@@ -57,7 +63,7 @@ class Determinism(Check):
                     rows += 1
                     columns = STANDALONE if spec(cfg).programs else COLUMNS + TEXT
                     row = tables[cfg][split].slice(i, 1).select(columns).to_pylist()[0]
-                    want = self.expected(cfg, row, regenerated, (key[0], split, key[2]))
+                    want = self.source_of(cfg).regenerated(cfg, row, regenerated, (key[0], split, key[2]))
                     diff = want if isinstance(want, str) else ",".join(n for n, v in want.items() if row[n] != v)
                     if diff:
                         mismatches.append((row["id"], diff))

@@ -118,7 +118,8 @@ class Progress:
         self.last_log = self.start
         self.beats = Path(beats) if beats else None  # running shards' heartbeats
         self.finished_keys: set[str] = set()
-        self.per_row = {s.key(): max(1, configs) if s.rows else 1 for s in shards}  # beats per row of the split
+        # beats per row of the split: a shard of every generated config beats once per config, others once
+        self.per_row = {s.key(): max(1, configs) if s.rows and not s.config else 1 for s in shards}
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.ticker: threading.Thread | None = None

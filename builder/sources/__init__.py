@@ -1,6 +1,7 @@
 """Where rows come from: one small protocol (``base.RowSource``), one implementation per source. ``generated`` draws
-programs from (seed, split, index) and pairs each with what Warp emits for it (the cuda-*, cpu, gpu-verified and
-standalone configs); ``shipped`` collects the kernels warp-lang and the packages built on it ship (the real config:
+programs from (seed, split, index) and pairs each with what Warp emits for it (the cuda-*, cpu and gpu-verified
+configs); ``standalone`` builds whole C++ and CUDA programs around the same programs' units (the standalone config);
+``shipped`` collects the kernels warp-lang and the packages built on it ship (the real config:
 train, validation and test, two packages held out); ``derived`` varies real's train kernels (the derived config);
 ``repair`` breaks drawn programs and keeps Warp's diagnostic (the repair config). Each is a sub-package; ``plan``
 (the shard plan) and ``columns`` (what every source derives from a kernel's source and its emitted unit) are shared.
@@ -19,8 +20,15 @@ from builder.sources.drawn import GeneratedSource
 from builder.sources.plan import Shard
 from builder.sources.repair import RepairSource
 from builder.sources.shipped import ShippedSource
+from builder.sources.standalone import StandaloneSource
 
-SOURCES: tuple[RowSource, ...] = (GeneratedSource(), ShippedSource(), DerivedSource(), RepairSource())
+SOURCES: tuple[RowSource, ...] = (
+    GeneratedSource(),
+    StandaloneSource(),
+    ShippedSource(),
+    DerivedSource(),
+    RepairSource(),
+)
 _BY_NAME = {source.name: source for source in SOURCES}
 assert tuple(_BY_NAME) == configs.SOURCES, "one row source per source the registry names"
 

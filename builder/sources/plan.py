@@ -24,7 +24,7 @@ class Shard:
     count: int  # shards in this split
     start: int
     stop: int
-    config: str | None = None  # a shipped config's shard (real); None: every generated config
+    config: str | None = None  # the one config the shard writes (real, standalone, ...); None: every generated config
     modules: tuple[str, ...] = ()  # real shards: the dotted names of their shipped modules
     source: str = "generated"  # the row source that writes it (builder.sources)
     # real shards: the bytes of its modules' files, what the time left weighs a shard by (its rows are unknown until
@@ -54,11 +54,13 @@ def shard_count(rows: int, opts: BuildOptions) -> int:
     return -(-rows // opts.rows_per_shard)
 
 
-def split_shards(opts: BuildOptions, split: str) -> list[Shard]:
+def split_shards(opts: BuildOptions, split: str, config: str | None = None, source: str = "generated") -> list[Shard]:
+    """Rows ``0..N-1`` of ``split`` (N: ``opts``' size) in shards of about ``--rows-per-shard``; ``config``: the one
+    config the shards write (None: every config of ``source`` in the build)."""
     n = opts.size(split)
     k = shard_count(n, opts)
     bounds = [(n * s) // k for s in range(k + 1)] if k else []
-    return [Shard(split, s, k, bounds[s], bounds[s + 1]) for s in range(k)]
+    return [Shard(split, s, k, bounds[s], bounds[s + 1], config, (), source) for s in range(k)]
 
 
 def kernel_shards(opts: BuildOptions, n: int, per_shard: int, source: str) -> list[Shard]:

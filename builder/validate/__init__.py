@@ -18,6 +18,7 @@ from builder import sources
 from builder.built_folder import BuiltFolder
 from builder.checks.base import Check, Context, Result
 from builder.checks.card import Card
+from builder.checks.determinism import Determinism
 from builder.checks.fidelity import FIDELITY_SAMPLE, Fidelity
 from builder.checks.schema import ConfigName, Schema, complete
 from builder.checks.shards import Shards
@@ -25,12 +26,15 @@ from builder.checks.user_load import UserLoad
 from builder.configs import CONFIGS
 from builder.dataset.progress import Counter
 from builder.errors import UsageError
+from builder.sources.drawn.regenerate import regenerate
 from builder.validate.results import Report
 
 __all__ = ["Report", "Result", "validate", "config_checks"]
 
 FIRST = (Shards(),)  # the folder's files, before any row is looked at
 PER_CONFIG = (ConfigName(), Schema())  # every config directory, complete or not
+# every row of a drawn program regenerates: once over all such configs, whichever source wrote them
+DRAWN = (Determinism(regenerate, sources.source_of),)
 LAST = (Fidelity(sources.source_of), Card(), UserLoad())  # the whole folder, after each source's own
 
 
@@ -86,6 +90,10 @@ def validate(
             say(f"{cfg}: {len(config_checks(cfg))} row checks")
             run(config_checks(cfg), context.narrowed(cfg))
     context = Context(whole, folder, fidelity_sample, seed_for_sampling, context.counter)
+    for check in DRAWN:
+        if check.applies(context):
+            say(check.name)
+            results.append(check.run(context))
     for owner in sources.SOURCES:  # each row source's own whole-folder checks, when the folder holds its rows
         if any(sources.source_of(cfg) is owner for cfg in whole):
             for check in owner.folder_checks():

@@ -14,7 +14,7 @@ import pytest
 from builder.build_options import BuildOptions
 from builder.checks.standalone import differs
 from builder.grammar.sample import sample
-from builder.sources.drawn import standalone_rows
+from builder.sources.standalone import rows as standalone_rows
 from builder.standalone import host, toolchain
 from builder.warp_backend import codegen
 

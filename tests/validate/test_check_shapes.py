@@ -54,8 +54,9 @@ def test_no_check_class_lives_outside_checks():
 def test_validate_holds_no_check():
     tree = ast.parse(Path(validate.__file__).read_text())
     assert not [n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
-    assert {type(c).__name__ for c in (*validate.FIRST, *validate.PER_CONFIG, *validate.LAST)} == {
+    assert {type(c).__name__ for c in (*validate.FIRST, *validate.PER_CONFIG, *validate.DRAWN, *validate.LAST)} == {
         "Shards",
+        "Determinism",
         "ConfigName",
         "Schema",
         "Fidelity",
@@ -70,7 +71,8 @@ def test_every_source_hands_out_checks_of_the_one_shape():
         assert isinstance(check, Check) and not isinstance(check, ConfigCheck), check
     names = {source: sorted(c.name for c in checks) for source, checks in owned.items()}
     assert names == {
-        "generated": ["determinism", "standalone_run"],
+        "generated": [],
+        "standalone": ["standalone_run"],
         "shipped": ["decontamination"],
         "derived": ["derived_decontamination", "derived_regeneration"],
         "repair": ["repair_agrees_with_cpu", "repair_regeneration"],

@@ -54,11 +54,6 @@ def generated_rows(
     """Rows ``start..stop-1`` of ``split`` for ``opts.config``, verified in chunks; a program whose kernel
     has no adjoint gives no cuda-backward row (``emitted_configs``). Rows left out are counted into ``summary``
     (``count_left_out``), else said on stderr."""
-    if spec(opts.config).programs:  # standalone: one row per program, two whole programs built around its units
-        from builder.sources.drawn import standalone_rows
-
-        yield from standalone_rows.program_rows(opts, split, start, stop, sample, summary)
-        return
     for _, row in unit_rows((opts,), split, start, stop, summary):
         yield row
 

@@ -1,8 +1,9 @@
 """What a generated row must hold, drawn again from its (seed, split, index): what ``checks.determinism`` compares
-every row with (``GeneratedSource.folder_checks`` hands it these two functions).
+every row with.
 
-Each program is drawn and emitted once for all the configs that hold it (``regenerate``); ``expected`` gives the
-columns of one config's row from that draw. The costly evidence, compiling and running, is not redone here.
+Each program is drawn and emitted once for all the configs that hold it (``regenerate``, handed to the check by
+``validate``); each row's source gives the columns of its row from that draw (``RowSource.regenerated``: a unit's
+are ``expected`` here). The costly evidence, compiling and running, is not redone here.
 """
 
 from __future__ import annotations
@@ -29,21 +30,13 @@ def regenerate(seed: int, split: str, index: int, cycle: tuple[str, ...]) -> tup
     return drawn.program, drawn.normalized_sha256, emitted
 
 
-def expected(config: str, row: dict, regenerated: tuple | str, coords: tuple[int, str, int]) -> dict | str:
-    """The columns ``row`` of ``config`` must hold, from ``regenerate``'s draw, or why they cannot be had."""
+def expected(config: str, row: dict, regenerated: tuple | str) -> dict | str:
+    """The columns ``row`` of ``config`` (a unit's) must hold, from ``regenerate``'s draw, or why they cannot be
+    had."""
     if isinstance(regenerated, str):
         return regenerated
     program, nsha, emitted = regenerated
     from builder.warp_backend import codegen
-
-    if spec(config).programs:
-        from builder.sources.drawn import standalone_rows
-
-        try:
-            want = standalone_rows.regenerate(program, *coords)
-        except Exception as exc:  # noqa: BLE001 - a row that cannot be regenerated is a failure, not a crash
-            return type(exc).__name__
-        return want | {"python_source": program.source, "normalized_sha256": nsha}
 
     unit = emitted.get(_unit_of(config, row))
     if unit is None:

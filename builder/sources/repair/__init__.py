@@ -13,7 +13,6 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import replace
 
 from builder.build_options import BuildOptions
 from builder.checks.ids import UniqueIds
@@ -33,8 +32,7 @@ class RepairSource(RowSource):
 
     def plan(self, opts: BuildOptions) -> list[Shard]:
         if not spec(opts.config).written:
-            shards = [s for split in SPLITS for s in split_shards(opts, split)]
-            return [replace(s, config=opts.config, source=self.name) for s in shards]
+            return [s for split in SPLITS for s in split_shards(opts, split, opts.config, self.name)]
         from builder.sources.derived.rows import source_kernels
 
         return kernel_shards(

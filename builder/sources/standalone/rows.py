@@ -1,4 +1,5 @@
-"""Rows of the ``standalone`` config: each drawn program as a complete C++ program and a complete CUDA program.
+"""Rows of the whole-program config (``standalone``): each drawn program as a complete C++ program and a
+complete CUDA program.
 
 The programs are Warp's own units for the CPU and for CUDA (the ``module_source`` of the program's cpu and
 cuda-forward rows) with a host ``main`` (``builder.standalone.host``). Evidence: the C++ program is built with g++
@@ -27,7 +28,6 @@ from builder.standalone import host, toolchain
 from builder.warp_backend import codegen, compile_units, compilers, execute, verify
 from builder.warp_backend import standalone as sa
 
-CONFIG = "standalone"
 UNITS = ("cpu", "cuda-forward")
 CHUNK = 16  # programs drawn, emitted and loaded into one Warp CPU module together
 
@@ -139,7 +139,7 @@ def regenerate(program, seed: int, split: str, index: int) -> dict:
 
 def record(opts: BuildOptions, split: str, index: int, drawn, built: Built) -> dict:
     return {
-        **program_fields(opts, CONFIG, split, index, drawn),
+        **program_fields(opts, opts.config, split, index, drawn),
         "cpu_program": built.cpu_program,
         "cuda_program": built.cuda_program,
         "makefile": host.makefile(drawn.program.kernel_name),
@@ -173,12 +173,12 @@ def program_rows(
         if reason:
             leave_out(opts, split, index, drawn.program.kernel_name, reason, left_out)
             continue
-        yield project(record(opts, split, index, drawn, b), CONFIG)
+        yield project(record(opts, split, index, drawn, b), opts.config)
     if left_out and summary is not None:
-        count_left_out(summary, CONFIG, left_out)
+        count_left_out(summary, opts.config, left_out)
     elif left_out:
         print(
-            f"warp_cuda_ir: standalone: {sum(left_out.values())} programs without a row in {split}[{start}:{stop}]: "
+            f"warp_cuda_ir: {opts.config}: {sum(left_out.values())} programs without a row in {split}[{start}:{stop}]: "
             f"{dict(sorted(left_out.items()))}",
             file=sys.stderr,
         )

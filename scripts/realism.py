@@ -14,7 +14,8 @@ signature, or what follows), which says where two corpora differ.
 
 Columns: the generated corpus (train rows 0..N-1 of the seed, or the files matching ``--source-glob``, each one
 program), then the installed Warp package's examples, library (``_src``) and tests (one program per kernel).
-Definitions: docs/realism.md. Prints a Markdown table; ``--json`` also writes the columns as JSON.
+Definitions and measurements: docs/results/realism.md. Prints a Markdown table; ``--json`` also writes the columns
+as JSON.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ LAYERS = [
     ("sources",),
     ("dataset", "validate"),
     ("evaluate", "train"),
-    ("hub", "commands", "cli"),
+    ("hub", "commands", "cli", "bench"),
 ]
 RANK = {pkg: n for n, layer in enumerate(LAYERS) for pkg in layer}
 # the card (a package beside builder) renders a finished folder: only the commands on top may call it; the build

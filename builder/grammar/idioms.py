@@ -29,7 +29,7 @@ def output_count(g: Gen) -> int:
     expressions, in a short kernel (``Odds.short_kernel``; generator 4.5.0).
 
     Written kernels are often a line or two of work (warp-lang's tests: median 6 lines), and short kernels made
-    generated ones harder for the realism judge to tell from warp-lang's tests and newton (docs/realism.md,
+    generated ones harder for the realism judge to tell from warp-lang's tests and newton (docs/results/realism.md,
     "Generator 4.5.0"). Whether a kernel is short is drawn from a stream of its own (derived from the program's
     state without drawing from it), so a kernel that is not is the program it was before.
     """

@@ -33,7 +33,6 @@ from builder.build_options import BuildOptions
 from builder.configs import UNITS
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
-from builder.schema import TARGETS
 from builder.sources.drawn.records import emitted_configs, generated_rows
 from builder.warp_backend import codegen, verify
 from warp_cuda_ir import WarpCudaIR
@@ -52,7 +51,7 @@ def with_rows(programs, config: str) -> list:
 
 def bare_floor(programs, config: str) -> tuple[float, int]:
     """Seconds for Warp's build + codegen of the programs' ``config`` units, and how many there were."""
-    target = TARGETS[config][0]
+    target = UNITS[config].target
     programs = with_rows(programs, config)
 
     def run():

@@ -12,9 +12,6 @@ import datasets
 from builder import configs as _configs
 from builder.rng import SPLITS  # noqa: F401 - the split names, defined with the coordinates they are part of
 
-# (target, pass, symbol suffix of the IR function) per emitted unit (builder.configs.UNITS)
-TARGETS = {name: u.as_tuple() for name, u in _configs.UNITS.items()}
-
 _S, _B, _I64, _I32, _F64, _BIN = (datasets.Value(t) for t in ("string", "bool", "int64", "int32", "float64", "binary"))
 
 FIELDS: dict[str, tuple[object, str]] = {

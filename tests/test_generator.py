@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from builder.configs import UNITS
 from builder.grammar.generator import alone, generate, in_module
 from builder.grammar.normalize import (
     _KEEP,
@@ -21,7 +22,6 @@ from builder.grammar.normalize import (
 from builder.grammar.policy import CATEGORIES, POLICIES, Policy
 from builder.grammar.sample import STORE_DRAWS, sample
 from builder.rng import derive_rng
-from builder.schema import TARGETS
 from builder.sources.drawn.records import emitted_configs
 from builder.warp_backend import codegen
 
@@ -35,7 +35,7 @@ def test_every_category_generates_and_codegens_for_all_targets(seed):
         if not p.backward:  # @wp.kernel(enable_backward=False): Warp emits no adjoint, and there is no row for it
             with pytest.raises(codegen.WarpRejected):
                 codegen.emit(f"seed={seed} {category}", p.source, f"t_{category}_b", ("cuda-backward",))
-        e = codegen.emit(f"seed={seed} {category}", p.source, f"t_{category}", emitted_configs(p, TARGETS))
+        e = codegen.emit(f"seed={seed} {category}", p.source, f"t_{category}", emitted_configs(p, tuple(UNITS)))
         assert f"{p.kernel_name}_cuda_kernel_forward(" in e["cuda-forward"].ir
         assert f"{p.kernel_name}_cpu_kernel_forward(" in e["cpu"].ir
         if p.backward:

@@ -4,6 +4,7 @@ import re
 import numpy as np
 import pytest
 
+from builder.configs import UNITS
 from builder.grammar.generator import generate
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
@@ -26,7 +27,7 @@ def _items(target, n=6, seed=5):
 @pytest.mark.parametrize("target", ["cuda-forward", "cuda-backward", "cpu"])
 def test_rows_compile_and_execute_with_evidence(target, tmp_path):
     items = _items(target)
-    verify.verify(items, target, "execute", verify.EvidenceCache(str(tmp_path / "ev")))
+    verify.verify(items, UNITS[target], "execute", verify.EvidenceCache(str(tmp_path / "ev")))
     for it in items:
         ev = it.evidence
         assert ev.valid, (it.label, ev)
@@ -50,9 +51,9 @@ def test_one_cpu_compile_serves_every_config(tmp_path, monkeypatch):
     cache, calls, real = verify.EvidenceCache(str(tmp_path / "ev")), [], verify.execute_cpu
     monkeypatch.setattr(verify, "execute_cpu", lambda items, size: (calls.append(len(items)), real(items, size)))
     fwd = _items("cuda-forward", n=2)
-    verify.verify(fwd, "cuda-forward", "execute", cache)
+    verify.verify(fwd, UNITS["cuda-forward"], "execute", cache)
     cpu = _items("cpu", n=2)
-    verify.verify(cpu, "cpu", "execute", cache)
+    verify.verify(cpu, UNITS["cpu"], "execute", cache)
     assert calls == [2]  # the cpu config reused the CPU build and run made for cuda-forward's execution check
     assert all(it.evidence.valid and it.evidence.compile_target == "cpu" for it in cpu)
     assert [it.evidence.output_checksum for it in cpu] == [it.evidence.output_checksum for it in fwd]

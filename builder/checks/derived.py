@@ -8,48 +8,46 @@ the folder the build was pointed at (``--real-data``, as its manifest records it
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from builder.built_folder import BuiltFolder
 from builder.checks.base import MAX_OFFENDERS, Check, Context, Result, concat, mismatch_result
-from builder.configs import spec
+from builder.configs import names, spec
 from builder.shipped.overlap import decontaminate
 from builder.shipped.splits import POLICY
 
-if TYPE_CHECKING:
-    from builder.built_folder import BuiltFolder
-
 EVALUATED = ("validation", "test")  # real's splits a model is scored on; held-out packages are all in test
+(WRITTEN,) = names(source="shipped")  # the config of written kernels that derived (and repair-real) rows vary
+COLUMNS = ["id", "split", "target", "kernel_name", "python_source"]
 
 
-def real_folder(folder: BuiltFolder | None) -> Path | None:
-    """Where the derived rows' source kernels are: the folder's manifest's ``real_data``, absolute or relative to
-    the folder's parent or the working directory."""
+def real_folder(folder: BuiltFolder | None) -> BuiltFolder | None:
+    """The folder of the derived rows' source kernels, read: the folder's manifest's ``real_data``, absolute or
+    relative to the folder's parent or the working directory."""
     named = (folder.options.get("real_data") if folder is not None else "") or ""
     if not named:
         return None
     paths = (Path(named), folder.path.parent / named, Path.cwd() / named)
-    return next((p for p in paths if (p / "real").is_dir()), None)
+    where = next((p for p in paths if (p / WRITTEN).is_dir()), None)
+    return BuiltFolder.open(where, WRITTEN) if where is not None else None
 
 
 def real_tables(tables: dict, folder: BuiltFolder | None) -> dict[str, pa.Table]:
     """The ``real`` splits: the folder's own, else those of its ``--real-data`` folder."""
-    import pyarrow.parquet as pq
-
     own = {c: s for c, s in tables.items() if spec(c).shipped}
     if own:
         return next(iter(own.values()))
     where = real_folder(folder)
     if where is None:
         return {}
-    out = {}
-    for split in ("train", *EVALUATED):
-        files = sorted((where / "real").glob(f"{split}-*.parquet"))
-        if files:
-            cols = ["id", "split", "target", "kernel_name", "python_source"]
-            out[split] = pa.concat_tables(pq.read_table(f, columns=cols) for f in files)
-    return out
+    have = where.files[WRITTEN]
+    return {split: where.read(WRITTEN, COLUMNS, (split,)) for split in ("train", *EVALUATED) if split in have}
+
+
+def _label(tables: dict) -> str:
+    """The derived configs a result is about (its ``config``)."""
+    return ",".join(c for c in tables if spec(c).derived)
 
 
 class _DerivedCheck(Check):
@@ -71,7 +69,7 @@ class DerivedDecontamination(_DerivedCheck):
         evaluated = [(r["id"], r["python_source"]) for s in EVALUATED if s in real for r in _distinct(real[s])]
         if not evaluated:
             return Result(
-                self.name, "derived", "skip", "needs real's validation and test rows (beside it or --real-data)"
+                self.name, _label(tables), "skip", "needs real's validation and test rows (beside it or --real-data)"
             )
         derived = [
             (r["id"], r["python_source"])
@@ -86,13 +84,13 @@ class DerivedDecontamination(_DerivedCheck):
             named = "; ".join(f"{b} ~ {a} ({s:g})" for a, b, s in pairs[:3])
             return Result(
                 self.name,
-                "derived",
+                _label(tables),
                 "fail",
                 f"{message}: {len(pairs)} near copies ({named})",
                 len(pairs),
                 [b for _, b, _ in pairs[:MAX_OFFENDERS]],
             )
-        return Result(self.name, "derived", "pass", f"{message}: no exact or near copy", len(derived))
+        return Result(self.name, _label(tables), "pass", f"{message}: no exact or near copy", len(derived))
 
 
 def _distinct(table: pa.Table) -> list[dict]:
@@ -118,7 +116,7 @@ class DerivedRegeneration(_DerivedCheck):
         real = real_tables(tables, context.folder)
         n = context.folder.options.get("num_derived") if context.folder is not None else None
         if "train" not in real or not n:
-            return Result(self.name, "derived", "skip", "needs real's train rows (beside it or --real-data)")
+            return Result(self.name, _label(tables), "skip", "needs real's train rows (beside it or --real-data)")
         sources = {}
         for row in real["train"].select(["id", "kernel_name", "python_source"]).to_pylist():
             sources.setdefault(row["id"].rsplit("/", 1)[0], row)

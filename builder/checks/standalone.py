@@ -88,12 +88,13 @@ class StandaloneRun(Check):
         return any(spec(config).programs for config in context.tables)
 
     def run(self, context: Context) -> Result:
-        programs = [splits for config, splits in context.tables.items() if spec(config).programs]
-        rows = [r for splits in programs for t in splits.values() for r in t.select(self.COLUMNS).to_pylist()]
+        programs = {config: splits for config, splits in context.tables.items() if spec(config).programs}
+        label = ",".join(programs)  # the whole-program configs: the result's ``config``
+        rows = [r for splits in programs.values() for t in splits.values() for r in t.select(self.COLUMNS).to_pylist()]
         if not rows or not context.sample:
-            return Result(self.name, "standalone", "skip", "no standalone rows" if not rows else "sample of 0")
+            return Result(self.name, label, "skip", "no standalone rows" if not rows else "sample of 0")
         if shutil.which("g++") is None:
-            return Result(self.name, "standalone", "skip", "g++ is not on PATH")
+            return Result(self.name, label, "skip", "g++ is not on PATH")
         chosen = random.Random(context.seed).sample(rows, min(context.sample, len(rows)))
         from builder.warp_backend import codegen
 

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from builder.configs import UNITS
 from builder.errors import ConfigError
 from builder.rng import stable_int
-from builder.schema import TARGETS
 from builder.train import checkpoint, model, prompt, stream, tokenizer
 
 
@@ -48,7 +48,7 @@ class DecodeOptions:
 
 def rows_to_predict(data: str, config: str, split: str, trained: str, opts: DecodeOptions) -> list[dict]:
     """Rows of the split with the trained target and pass (``real`` mixes them), the first ``limit`` of them."""
-    want = TARGETS[trained][:2]
+    want = UNITS[trained].as_tuple()[:2]
     rows = []
     for row in stream.open_split(data, config, split, extra=("split_group",)):
         if opts.all_targets or (row["target"], row["pass"]) == want:

@@ -49,9 +49,9 @@ def mixed(ds, config: str, seed: int, mix_data: str, mix_config: str, share: flo
     until both are exhausted, so an epoch still reads every row of ``ds``. Share 1: those rows alone."""
     import datasets
 
-    from builder.schema import TARGETS
+    from builder.configs import UNITS
 
-    target, pass_, _ = TARGETS[config]
+    target, pass_, _ = UNITS[config].as_tuple()
     extra = open_split(mix_data, mix_config, "train").filter(lambda r: r["target"] == target and r["pass"] == pass_)
     if share >= 1:  # interleaving with a probability of 0 would never exhaust ``ds``: an endless first epoch
         return extra

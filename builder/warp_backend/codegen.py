@@ -37,7 +37,6 @@ from warp._src import types as _wp_types
 
 from builder.configs import UNITS
 from builder.errors import WarpRejected
-from builder.schema import TARGETS
 from builder.warp_backend.units import _portable, function, kernel_in
 
 # strip_hash makes emitted names predictable (NAME_cuda_kernel_forward);
@@ -59,7 +58,7 @@ class Unit:
 
 def _unit_spec(config: str) -> tuple[str, str, str]:
     """(target, IR symbol suffix, entry symbol suffix) of a generated config; both passes share a target's unit."""
-    target, _, suffix = TARGETS[config]
+    target, _, suffix = UNITS[config].as_tuple()
     return target, suffix, suffix if target == "cuda" else "_cpu_forward"
 
 
@@ -272,7 +271,7 @@ def emit(
     label: str,
     source: str,
     module_name: str,
-    configs: tuple[str, ...] = tuple(TARGETS),
+    configs: tuple[str, ...] = tuple(UNITS),
     kernel: str | None = None,
     block_dim: int | None = None,
 ) -> dict[str, Unit]:
@@ -339,7 +338,7 @@ def backward_enabled(kernel: _ctx.Kernel) -> bool:
 def emit_kernel(
     label: str,
     kernel: _ctx.Kernel,
-    configs: tuple[str, ...] = tuple(TARGETS),
+    configs: tuple[str, ...] = tuple(UNITS),
     *,
     block_dim: int | None = None,
 ) -> dict[str, Unit]:

@@ -21,7 +21,6 @@ import traceback
 
 from builder.configs import UNITS
 from builder.errors import ExtractError, WarpRejected
-from builder.schema import TARGETS
 from builder.shipped.extract import extract, star_imports
 from builder.shipped.launches import block_dim_in_source, nested_kernel_defs
 from builder.shipped.modules import ShippedModule
@@ -304,7 +303,7 @@ class Collector:
                 process.join()
         self._key = None
 
-    def collect(self, mod: ShippedModule, configs: tuple[str, ...] = tuple(TARGETS)) -> ModuleResult:
+    def collect(self, mod: ShippedModule, configs: tuple[str, ...] = tuple(UNITS)) -> ModuleResult:
         key = (_top_package(mod), mod.package.needs)
         if key != self._key:
             self.close()
@@ -347,7 +346,7 @@ class Collector:
         return None
 
 
-def collect(mod: ShippedModule, configs: tuple[str, ...] = tuple(TARGETS), timeout: float = 120):
+def collect(mod: ShippedModule, configs: tuple[str, ...] = tuple(UNITS), timeout: float = 120):
     """Import ``mod`` in a forked child (killed after ``timeout`` seconds) and return its ``ModuleResult``."""
     with Collector(timeout) as collector:
         return collector.collect(mod, configs)

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from builder.configs import Unit
 from builder.grammar.program import Program
 from builder.rng import stable_int
-from builder.schema import EXEC_FIELDS, PTX_FIELDS, TARGETS
+from builder.schema import EXEC_FIELDS, PTX_FIELDS
 from builder.warp_backend import codegen, compilers, execute, prologue
 from builder.warp_backend.compile_units import (
     bisect,
@@ -86,7 +87,7 @@ def cuda_symbols(it: Item) -> set[str]:
     return defined_names(body)
 
 
-# the __global__ kernels a CUDA unit holds for a program, by pass (schema.TARGETS' suffixes)
+# the __global__ kernels a CUDA unit holds for a program, by pass (configs.UNITS' suffixes)
 CUDA_ENTRIES = {"forward": "_cuda_kernel_forward", "backward": "_cuda_kernel_backward"}
 
 
@@ -217,9 +218,9 @@ def _cached(
     return records
 
 
-def needs_cpu(target: str, level: str) -> bool:
-    """Whether ``verify`` builds and runs ``target``'s programs on the CPU at ``level``."""
-    return level != "none" and (target == "cpu" or level == "execute")
+def needs_cpu(unit: Unit, level: str) -> bool:
+    """Whether ``verify`` builds and runs the programs of a ``unit`` on the CPU at ``level``."""
+    return level != "none" and (unit.target == "cpu" or level == "execute")
 
 
 def cpu_evidence(items: list[Item], cache: EvidenceCache, batch_size: int) -> dict[int, dict]:
@@ -236,16 +237,16 @@ def cpu_evidence(items: list[Item], cache: EvidenceCache, batch_size: int) -> di
     )
 
 
-def verify(items: list[Item], target: str, level: str, cache: EvidenceCache, batch_size: int = 16) -> None:
-    """Fill ``item.evidence`` for ``target`` in {"cuda-forward", "cuda-backward", "cpu"} at ``level``.
+def verify(items: list[Item], unit: Unit, level: str, cache: EvidenceCache, batch_size: int = 16) -> None:
+    """Fill ``item.evidence`` for the emitted ``unit`` (``configs.UNITS``: a target and a pass) at ``level``.
 
     One CPU compile (with adjoints) per program gives both the cpu config's compile evidence and the
     execution evidence of every config, so it is cached under one key and never repeated in a build.
     """
     if level == "none":
         return
-    cpu = cpu_evidence(items, cache, batch_size) if needs_cpu(target, level) else {}
-    if target == "cpu":
+    cpu = cpu_evidence(items, cache, batch_size) if needs_cpu(unit, level) else {}
+    if unit.target == "cpu":
         compiled = cpu
     else:
         # both passes share the program's CUDA unit: one compile is the evidence of cuda-forward and cuda-backward
@@ -261,8 +262,8 @@ def verify(items: list[Item], target: str, level: str, cache: EvidenceCache, bat
         ev = it.evidence
         for k in ("compiled", "compile_target"):
             setattr(ev, k, compiled[n][k])
-        if target != "cpu" and ev.compiled:
-            ev.ptx = compiled[n]["pass_ptx"].get(TARGETS[target][1], "")
+        if unit.target != "cpu" and ev.compiled:
+            ev.ptx = compiled[n]["pass_ptx"].get(unit.pass_, "")
             ev.ptx_instructions, ev.ptx_registers = ptx_stats(ev.ptx)
         ev.error = compiled[n]["error"]
         if level == "execute":

@@ -12,9 +12,9 @@ import re
 import pytest
 
 from builder.build_options import BuildOptions
+from builder.configs import UNITS
 from builder.grammar.policy import CATEGORIES
 from builder.grammar.sample import sample
-from builder.schema import TARGETS
 from builder.sources.drawn.records import generated_rows
 from builder.warp_backend import codegen, verify
 
@@ -43,7 +43,7 @@ def test_warp_writes_the_rows_kernel_the_same_without_its_siblings(seed):
         own = program.module_for_row
         assert len(_kernels(program.source)) > 1 and _kernels(own) == [program.kernel_name]
         assert own.count("\n") == program.source.count("\n") and own.endswith(program.source[program.own_at :])
-        configs = tuple(c for c in TARGETS if program.backward or c != "cuda-backward")
+        configs = tuple(c for c in UNITS if program.backward or c != "cuda-backward")
         whole = codegen.emit("whole", program.source, f"mfr_w_{seed}_{index}", configs, block_dim=program.block_dim)
         alone = codegen.emit("own", own, f"mfr_o_{seed}_{index}", configs, block_dim=program.block_dim)
         for c in configs:

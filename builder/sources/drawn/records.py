@@ -7,10 +7,10 @@ from collections import Counter
 from collections.abc import Iterator
 
 from builder.build_options import BuildOptions
-from builder.configs import spec
+from builder.configs import UNITS, spec
 from builder.grammar.program import Program
 from builder.grammar.sample import Drawn, sample
-from builder.schema import GPU_FIELDS, TARGETS, project
+from builder.schema import GPU_FIELDS, project
 from builder.sources.base import count_left_out
 from builder.sources.columns import unit_columns
 from builder.sources.drawn.program_row import emit_program, leave_out, program_fields, row_label
@@ -72,7 +72,7 @@ def unit_rows(
     cache = verify.EvidenceCache(opts.evidence_dir) if opts.verify != "none" else None
     left_out: dict[str, Counter[str]] = {o.config: Counter() for o in options}
     programs = {index: sample(opts.seed, split, index, opts.categories) for index in range(start, stop)}
-    if cache is not None and any(verify.needs_cpu(c, opts.verify) for c in (*passes, FORWARD)):
+    if cache is not None and any(verify.needs_cpu(UNITS[c], opts.verify) for c in (*passes, FORWARD)):
         _shard_cpu_evidence(opts, split, programs, cache)
     for lo in range(start, stop, CHUNK):
         drawn = [_draw(opts, split, index, passes, programs.pop(index)) for index in range(lo, min(lo + CHUNK, stop))]
@@ -112,7 +112,7 @@ def _draw(opts: BuildOptions, split: str, index: int, passes: tuple[str, ...], d
     """Row ``index``'s program (``drawn``) and the units Warp emits for it, for the passes it has a row in."""
     label = row_label(opts.seed, split, index)
     mine = emitted_configs(drawn.program, passes)
-    if opts.verify != "none" and any(TARGETS[c][0] == "cuda" for c in passes):
+    if opts.verify != "none" and any(UNITS[c].target == "cuda" for c in passes):
         mine = tuple(dict.fromkeys((*mine, FORWARD)))  # the unit every program has, for the chunk's one compile
     return index, drawn, label, emit_program(drawn.program, label, f"wcir_{split}_{index}", mine)
 
@@ -132,7 +132,7 @@ def _evidence(
             for i, d, label, e in chunk
             if FORWARD in e
         ]
-        verify.verify(every, FORWARD, opts.verify, cache, batch_size=CHUNK)
+        verify.verify(every, UNITS[FORWARD], opts.verify, cache, batch_size=CHUNK)
     per_pass: dict[str, list[verify.Item | None]] = {}
     for cfg in passes:
         items = [
@@ -143,7 +143,7 @@ def _evidence(
             else None
             for index, drawn, label, emitted in chunk
         ]
-        verify.verify([it for it in items if it is not None], cfg, opts.verify, cache, batch_size=CHUNK)
+        verify.verify([it for it in items if it is not None], UNITS[cfg], opts.verify, cache, batch_size=CHUNK)
         per_pass[cfg] = items
     if gpu:
         from builder.warp_backend import gpu as gpu_verify
@@ -160,7 +160,7 @@ def _own_cuda_units(split: str, chunk: list[Emitted]) -> dict[tuple[int, str], c
     out = {}
     for index, drawn, label, emitted in chunk:
         program = drawn.program
-        cuda = tuple(c for c in emitted if TARGETS[c][0] == "cuda")
+        cuda = tuple(c for c in emitted if UNITS[c].target == "cuda")
         if cuda and program.own_at:
             module = program.module_for_row
             units = codegen.emit(label, module, f"wcir_{split}_{index}_own", cuda, block_dim=program.block_dim)
@@ -174,7 +174,7 @@ def _chunk_rows(
     """The chunk's rows with their evidence; an invalid one stops the build or is counted in ``left_out``."""
     for k, (index, drawn, _, emitted) in enumerate(chunk):
         for cfg in emitted:
-            target, pass_, _ = TARGETS[cfg]
+            target, pass_, _ = UNITS[cfg].as_tuple()
             rec = base_record(opts, opts.config, split, index, drawn, emitted[cfg], target, pass_)
             item = per_pass[cfg][k]
             rec.update(evidence_fields(item.evidence, target))

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from builder import GENERATOR_VERSION
 from builder.build_options import BuildOptions
+from builder.configs import spec
 from builder.grammar.sample import Drawn, sample
 from builder.repair import Broken, fixed_id, repair_columns
 from builder.schema import project
@@ -48,7 +49,7 @@ def repair_rows(opts: BuildOptions, split: str, start: int, stop: int, left_out:
             for i, d, _ in made
         ]
         if cache is not None:
-            verify.verify(items, "cpu", opts.verify, cache, batch_size=CHUNK)
+            verify.verify(items, spec(opts.config).single_unit, opts.verify, cache, batch_size=CHUNK)
         for (index, drawn, found), item in zip(made, items):
             reason = invalid_reason(opts, item, gpu=False)
             if reason:

@@ -20,7 +20,7 @@ from builder import GENERATOR_VERSION
 from builder.build_options import BuildOptions
 from builder.configs import UNITS
 from builder.errors import ConfigError
-from builder.schema import TARGETS, features
+from builder.schema import features
 from builder.shipped.modules import ShippedModule, modules, runs_code_at_import, strided
 from builder.shipped.overlap import builtins, normalized_sha256
 from builder.shipped.packages import REDISTRIBUTABLE, SOURCES, header
@@ -113,7 +113,7 @@ def record(
     ``terms`` is the licence and copyright notice its file's rows carry (``terms()``); ``shipped`` the config."""
     kernel_license, notice = terms
     tu, ir, entry, options = unit
-    target, pass_, _ = TARGETS[config]
+    target, pass_, _ = UNITS[config].as_tuple()
     pkg = mod.package
     return {
         "id": f"{shipped}/{split}/{mod.name}:{kernel.key}{kernel.signature}/{config}",
@@ -246,7 +246,7 @@ def _finish(
                 rec["id"] = f"{head}~{n}/{config}"
                 n += 1
             seen.add(rec["id"])
-            target = TARGETS[config][0]
+            target = UNITS[config].target
             job = shipped_compile.CompileJob(target, rec["module_source"], (rec["entry_point"],))
             recs.append((mod, config, rec, job))
             jobs.append(job)

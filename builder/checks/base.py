@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from builder.built_folder import BuiltFolder
 
 MAX_OFFENDERS = 5
+# ``builder.sources.source_of``: a config's row source, for a check that needs what only the source knows (the
+# sources sit above the checks, which they hand out, so it is handed in: ``Fidelity``, ``Determinism``)
+SourceOf = Callable[[str], Any]
 STATUSES = ("pass", "fail", "info", "skip")
 
 
@@ -70,11 +73,6 @@ class Context:
 
     def narrowed(self, config: str) -> Context:
         return replace(self, tables={config: self.tables[config]})
-
-    @property
-    def only(self) -> str | None:
-        """The one config ``validate`` was asked about (``--config``), or None for all."""
-        return self.folder.config if self.folder is not None else None
 
 
 class Check(ABC):

@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from contextlib import nullcontext
-from typing import Any
 
-from builder.checks.base import Check, Context, Result, concat, mismatch_result
+from builder.checks.base import Check, Context, Result, SourceOf, concat, mismatch_result
 from builder.configs import spec
 from builder.folder_format import infer_categories
 
@@ -26,7 +25,6 @@ STANDALONE += ["inputs"]
 
 # (seed, split, index, category cycle) -> a program's draw, or why it could not be drawn
 Regenerate = Callable[[int, str, int, tuple[str, ...]], object]
-RowSource = Any  # a ``builder.sources.base.RowSource``: the sources sit above the checks, which they hand out
 
 
 class Determinism(Check):
@@ -35,7 +33,7 @@ class Determinism(Check):
 
     name = "determinism"
 
-    def __init__(self, regenerate: Regenerate, source_of: Callable[[str], RowSource]):
+    def __init__(self, regenerate: Regenerate, source_of: SourceOf):
         self.regenerate, self.source_of = regenerate, source_of
 
     def applies(self, context: Context) -> bool:

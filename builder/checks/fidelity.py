@@ -10,20 +10,17 @@ the kernel lives in (a real row's unit holds that kernel alone, so it is not com
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from typing import Any
 
-from builder.checks.base import Check, Context, Result, mismatch_result
+from builder.checks.base import Check, Context, Result, SourceOf, mismatch_result
 from builder.schema import features
-
-RowSource = Any  # a ``builder.sources.base.RowSource``: the sources sit above the checks, which they hand out
 
 FIDELITY_SAMPLE = 12  # rows validate puts through Warp's public pipeline by default (a few seconds each)
 COLUMNS = ["id", "config", "target", "pass", "kernel_name", "python_source", "ir", "module_source", "entry_point"]
 
 
-def differences(row: dict, reference: dict[str, str], source: RowSource) -> str:
-    """Comma-separated columns of ``row`` that differ from Warp's public output, or Warp's error."""
+def differences(row: dict, reference: dict[str, str], source) -> str:
+    """Comma-separated columns of ``row`` that differ from Warp's public output, or Warp's error (``source``: the
+    row's row source, which says whether its unit is the whole of what Warp writes)."""
     from builder.warp_backend import units
 
     if "error" in reference:
@@ -48,7 +45,7 @@ class Fidelity(Check):
 
     name = "fidelity"
 
-    def __init__(self, source_of: Callable[[str], RowSource]):
+    def __init__(self, source_of: SourceOf):
         # a row's source says what Warp's public pipeline is handed for it (a program, or a shipped module), and
         # whether the row's unit is the whole of what Warp writes for it
         self.source_of = source_of

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from builder import sources
@@ -77,9 +78,11 @@ def validate(
     context = Context(tables, folder, fidelity_sample, seed_for_sampling, Counter if progress else None)
     results: list[Result] = []
 
-    def run(checks, context: Context) -> None:
+    def run(checks, context: Context, announce: bool = False) -> None:
         for check in checks:
             if check.applies(context):
+                if announce:  # a whole-folder check can take minutes: say which runs
+                    say(check.name)
                 results.append(check.run(context))
 
     run(FIRST, context)
@@ -89,17 +92,11 @@ def validate(
         if cfg in whole:  # columns are missing otherwise: the other checks cannot run
             say(f"{cfg}: {len(config_checks(cfg))} row checks")
             run(config_checks(cfg), context.narrowed(cfg))
-    context = Context(whole, folder, fidelity_sample, seed_for_sampling, context.counter)
-    for check in DRAWN:
-        if check.applies(context):
-            say(check.name)
-            results.append(check.run(context))
-    for owner in sources.SOURCES:  # each row source's own whole-folder checks, when the folder holds its rows
-        if any(sources.source_of(cfg) is owner for cfg in whole):
-            for check in owner.folder_checks():
-                if check.applies(context):
-                    say(check.name)
-                    results.append(check.run(context))
+    context = replace(context, tables=whole)
+    # each row source's own whole-folder checks, when the folder holds its rows
+    present = {sources.source_of(cfg).name for cfg in whole}
+    owned = [check for owner in sources.SOURCES if owner.name in present for check in owner.folder_checks()]
+    run([*DRAWN, *owned], context, announce=True)
     say(f"fidelity: {fidelity_sample} rows through Warp's public pipeline")
     run(LAST[:1], context)
     say("the card, and loading every config with datasets")

@@ -95,4 +95,4 @@ def test_a_struct_instance_row_is_what_warp_public_pipeline_writes(sph_rows):
     key, block_dim = ShippedSource().public_reference(picked[0])
     (units,) = public.public_units([(key, block_dim)], workers=1)
     for r in picked:
-        assert differences(r, units) == ""
+        assert differences(r, units, ShippedSource()) == ""

@@ -51,8 +51,11 @@ def defined_names(code: str) -> set[str]:
     return {next(g for g in m.groups() if g) for m in _DEFINED.finditer(code)}
 
 
-def bisect(batch: list[U], attempt: Callable[[list[U]], None], on_fail: Callable[[U, str], None]) -> None:
-    """Run ``attempt`` on the batch; on failure split it until single failing items remain."""
+def bisect(
+    batch: list[U], attempt: Callable[[list[U]], None], on_fail: Callable[[U, str], None], halves: bool = True
+) -> None:
+    """Run ``attempt`` on the batch; on failure split it until single failing items remain: in halves, or with
+    ``halves`` False one by one (where a failed attempt costs many successful ones)."""
     try:
         attempt(batch)
     except Exception as exc:  # noqa: BLE001 - compiler errors come in many types
@@ -60,8 +63,8 @@ def bisect(batch: list[U], attempt: Callable[[list[U]], None], on_fail: Callable
             on_fail(batch[0], f"{type(exc).__name__}: {str(exc)[:500]}")
             return
         mid = len(batch) // 2
-        bisect(batch[:mid], attempt, on_fail)
-        bisect(batch[mid:], attempt, on_fail)
+        for part in (batch[:mid], batch[mid:]) if halves else [[u] for u in batch]:
+            bisect(part, attempt, on_fail, halves)
 
 
 def compile_units(
@@ -103,8 +106,11 @@ def compile_units(
 
     batchable = [u for u in units if parts[id(u)] is not None]
     alone = [[u] for u in units if parts[id(u)] is None]
+    # Warp's Clang compiles a unit that fails twice (again without its precompiled header, about 1.5 s), so a failed
+    # CPU attempt costs about fifteen that pass: a CPU batch that fails is split one by one, not in halves. Which
+    # units share a batch decides nothing in a CPU row (no PTX is kept).
     for batch in name_disjoint_batches(batchable, batch_size, lambda u: defined_names(parts[id(u)][1])) + alone:
-        bisect(batch, attempt, failed)
+        bisect(batch, attempt, failed, halves=target == "cuda")
 
 
 _ENTRY = re.compile(r"^\.(?:visible|weak) \.entry (\w+)\(", re.M)

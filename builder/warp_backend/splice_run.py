@@ -48,7 +48,10 @@ def _load(source: str, tu: str | None, backward: bool, mode: str = "") -> tuple[
 
 
 def _loaded(module: _ctx.Module, kernel, device: str, backward: bool) -> None:
-    hooks = module.load(device).get_kernel_hooks(kernel)
+    # build what the launch will use: a CPU launch loads the module for block_dim 1, and a build for the module's
+    # default (256) here would be compiled, then never run, doubling a CPU row's compile
+    block_dim = codegen.build_block_dim("cpu" if device == "cpu" else "cuda", None, module.options)
+    hooks = module.load(device, block_dim).get_kernel_hooks(kernel)
     # an object that loads but left symbols unresolved (an undefined function) has no entry point
     if not hooks.forward or (backward and not hooks.backward):
         raise RuntimeError(f"entry point of {kernel.key!r} not found after loading: unresolved symbols")
@@ -70,14 +73,16 @@ def compile_and_run(program: Program, tu: str, device: str, backward: bool, tria
 
 def real_kernel(ns: dict, name: str, arg_types: list[str]):
     """The concrete kernel of a shipped row: ``name``, or its overload for the row's argument types (declared
-    here when the source does not declare it: a module may create its overloads at run time)."""
+    here when the source does not declare it: a module may create its overloads at run time). A struct is
+    compared by its name: the row spells it with the module its source was emitted as, not the one it runs as."""
     kernel = ns[name]
-    inst = _instance(kernel, list(arg_types), str)
+    want = [unqualified(t) for t in arg_types]
+    inst = _instance(kernel, want, unqualified)
     if inst is not None:
         return inst
     if not kernel.is_generic:
         raise RuntimeError(f"kernel {name!r} does not have the argument types {arg_types}")
-    return wp.overload(kernel, [_type(t, ns) for t in arg_types])
+    return wp.overload(kernel, [_type(t, ns) for t in want])
 
 
 def _instance(kernel, arg_types: list[str], spell):
@@ -141,12 +146,12 @@ def predicted_kernel(ns: dict, name: str, arg_names: list[str], arg_types: list[
     names = [a.label for a in kernel.adj.args]
     if names != list(arg_names):
         raise SignatureMismatch(f"argument names {names} are not the row's {list(arg_names)}")
-    want = [_unqualified(t) for t in arg_types]
-    inst = _instance(kernel, want, _unqualified)
+    want = [unqualified(t) for t in arg_types]
+    inst = _instance(kernel, want, unqualified)
     if inst is not None:
         return inst
     if not kernel.is_generic:
-        found = [_unqualified(wt.type_repr(a.type)) for a in kernel.adj.args]
+        found = [unqualified(wt.type_repr(a.type)) for a in kernel.adj.args]
         raise SignatureMismatch(f"argument types {found} are not the row's {want}")
     try:
         return wp.overload(kernel, [_type(t, ns) for t in want])
@@ -154,7 +159,7 @@ def predicted_kernel(ns: dict, name: str, arg_names: list[str], arg_types: list[
         raise SignatureMismatch(f"no overload for the row's argument types {want}: {exc}") from None
 
 
-def _unqualified(spelling: str) -> str:
+def unqualified(spelling: str) -> str:
     """A type's spelling with a struct's module path left out (``pkg.mod.Particle`` -> ``Particle``)."""
     return re.sub(r"\b(?:\w+\.)+(\w+)", r"\1", spelling)
 

@@ -11,14 +11,14 @@ A fresh child imports the source's package again for every variant (newton: abou
 for all variants of one source kernel: a child forked with Warp's numbering reset runs the source's leading import
 statements, then forks one grandchild per variant, which sets the counts a fresh process would have when the
 variant's own functions are defined (its own names restarted, as ``codegen.load_sources`` restarts them, before
-the imports counted theirs) and emits, then runs, the variant. ``validate`` regenerates every row with
-``emit_fresh``, so a difference would fail it.
+the imports counted theirs) and emits the variant. ``validate`` regenerates every row with ``emit_fresh``, so a
+difference would fail it.
 
 ``execute_fresh`` runs the kernel on the CPU, also in a forked child: on inputs built from its argument types
 (``shipped_inputs``, as the evaluator runs ``real`` rows), compiled by Warp in debug mode, whose bounds checks end
 the process on an out-of-range access instead of reading another array's memory. A child that dies that way only
 marks the variant not executed. With one precompiled header per build process (``pch_dir``) a variant's debug
-compile and launches take about 0.35 s.
+compile and launches take about 0.2 s; ``written_runs.execute_many`` runs a shard's variants from one build.
 """
 
 from __future__ import annotations
@@ -206,10 +206,10 @@ def leading_imports(source: str) -> str:
 
 class Zygote:
     """A forked child that has run one source's leading imports and forks a grandchild per variant (see the module
-    docstring). Use as a context manager; ``emit`` answers as ``emit_fresh`` and ``execute_fresh`` together."""
+    docstring). Use as a context manager; ``emit`` answers as ``emit_fresh`` does."""
 
-    def __init__(self, imports: str, timeout: float = 300.0, run_timeout: float = 120.0):
-        self.imports, self.timeout, self.run_timeout = imports, timeout, run_timeout
+    def __init__(self, imports: str, timeout: float = 300.0):
+        self.imports, self.timeout = imports, timeout
         self.broken = False
 
     def __enter__(self) -> Zygote:
@@ -253,7 +253,7 @@ class Zygote:
 
     @staticmethod
     def _variant(conn, request: tuple, fresh: dict, after: dict | None) -> None:
-        label, source, module_name, kernel_name, run = request
+        label, source, module_name, kernel_name = request
         conn.send(("pid", os.getpid()))
         own = codegen.own_function_keys(source, list(after or {}))
         # an import that failed, or that numbered one of the variant's own names from a count Warp's own import
@@ -272,44 +272,28 @@ class Zygote:
             conn.send(("rejected", (label, kernel_name, f"{type(exc).__name__}: {exc}")))
             return
         conn.send(("emitted", written))
-        if run is not None:
-            trials, pch_dir = run
-            backward = any(UNITS[u].pass_ == "backward" for u in written.units)
-            conn.send(("ran", _execute(source, kernel_name, written.arg_types, backward, trials, pch_dir)))
 
-    def emit(self, label: str, source: str, module_name: str, kernel_name: str, run=None):
-        """(``Written``, ``Execution`` or None) of one variant; raises ``WarpRejected`` as ``emit_fresh`` does.
-        ``run``: (trials, pch_dir) to run it on the CPU after emitting it."""
+    def emit(self, label: str, source: str, module_name: str, kernel_name: str) -> Written:
+        """One variant's ``Written``; raises ``WarpRejected`` as ``emit_fresh`` does."""
         got = {"fallback": None}
         if not self.broken:
             try:
-                got = self._ask((label, source, module_name, kernel_name, run))
+                got = self._ask((label, source, module_name, kernel_name))
             except (EOFError, OSError, TimeoutError):  # the zygote is gone or stuck: every variant from now fresh
                 self.broken = True
         if "fallback" in got:
-            written = emit_fresh(label, source, module_name, kernel_name, self.timeout)
-            if run is None:
-                return written, None
-            backward = any(UNITS[u].pass_ == "backward" for u in written.units)
-            return written, execute_fresh(source, kernel_name, written.arg_types, backward, *run, self.run_timeout)
+            return emit_fresh(label, source, module_name, kernel_name, self.timeout)
         if "rejected" in got:
             raise WarpRejected(*got["rejected"])
         if "emitted" not in got:
             if "timeout" in got:
                 raise WarpRejected(label, kernel_name, f"TimeoutError: code generation took over {self.timeout:.0f} s")
             raise WarpRejected(label, kernel_name, f"ChildProcessError: exit code {got['done']}")
-        if run is None:
-            return got["emitted"], None
-        if "ran" in got:
-            return got["emitted"], got["ran"]
-        if "timeout" in got:
-            return got["emitted"], Execution(False, reason=f"TimeoutError: ran over {self.run_timeout:.0f} s")
-        why = f"ChildProcessError: exit code {got['done']} (a failed bounds check)"
-        return got["emitted"], Execution(False, reason=why)
+        return got["emitted"]
 
     def _ask(self, request: tuple) -> dict:
         """Send one variant and collect its grandchild's messages until the zygote reports it ended; a grandchild
-        over its time (code generation, then the run) is killed and ``timeout`` recorded."""
+        over its time is killed and ``timeout`` recorded."""
         self.conn.send(request)
         got: dict = {}
         deadline = time.monotonic() + self.timeout
@@ -322,8 +306,6 @@ class Zygote:
                 continue
             kind, value = self.conn.recv()
             got[kind] = value
-            if kind == "emitted":  # the run has its own time
-                deadline = time.monotonic() + self.run_timeout
         return got
 
 

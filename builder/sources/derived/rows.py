@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
+from itertools import groupby
 from pathlib import Path
 from typing import NamedTuple
 
@@ -118,13 +119,11 @@ def trials(label: str, python_source: str, kernel_name: str) -> list[Trial]:
 
 
 @contextmanager
-def _pch_dir(evidence_dir: str | None, needed: bool = True):
-    """A folder for Warp's precompiled CPU header, built once (about 5 s) and reused by every variant's debug
-    compile: one per process in the build's scratch folder (removed with the build), else a temporary one; None
-    when nothing runs."""
-    if not needed:
-        yield None
-    elif evidence_dir:
+def _pch_dir(evidence_dir: str | None):
+    """A folder for Warp's precompiled CPU header, built once (about 5 s) and reused by every debug build of the
+    variants' runs: one per process in the build's scratch folder (removed with the build), else a temporary
+    one."""
+    if evidence_dir:
         path = os.path.join(evidence_dir, f"pch-{os.getpid()}")
         os.makedirs(path, exist_ok=True)
         yield path
@@ -140,56 +139,78 @@ def _execution_columns(run) -> dict:
 
 
 def derived_rows(opts: BuildOptions, start: int, stop: int, left_out: Counter) -> Iterator[dict]:
-    """The rows of source kernels ``start..stop-1`` (every unit of every variant), compiled together."""
+    """The rows of source kernels ``start..stop-1`` (every unit of every variant), compiled together, and under
+    ``--verify execute`` the variants whose units all compiled run together (``written_runs.execute_many``)."""
     from builder.warp_backend import compilers, shipped_compile
-    from builder.warp_backend.written import Execution, Zygote, leading_imports
+    from builder.warp_backend.written_runs import execute_many
 
     kernels = source_kernels(opts.real_data, opts.derived_kernels)[start:stop]
     verify = opts.verify
     tc = {"warp": compilers.toolchain()["warp"], **{t: compilers.toolchain_json(t) for t in ("cuda", "cpu")}}
     names = list(features(opts.config))
-    variant_recs: list[tuple[list[tuple[dict, shipped_compile.CompileJob]], Execution | None]] = []
-    held = evaluated(opts.real_data)
-    with _pch_dir(opts.evidence_dir, verify == "execute") as pch:
-        for k, src in enumerate(kernels, start):
-            made = variants(opts.seed, src["derived_from"], src["python_source"], src["kernel_name"], opts.num_derived)
-            # one process imports the source's package for all its variants (written.Zygote)
-            with Zygote(leading_imports(src["python_source"])) as zygote:
-                for v in made:
-                    index = k * opts.num_derived + v.number
-                    label = f"derived/train/{opts.seed}/{index}"
-                    if held.nearest(v.python_source) is not None:  # the split plan keeps its source apart
-                        left_out["near a real validation or test kernel"] += len(UNITS)
-                        continue
-                    # the run happens now, in the process that emits the variant; its evidence counts only where
-                    # every unit compiles (below)
-                    run = (trials(label, v.python_source, src["kernel_name"]), pch) if verify == "execute" else None
-                    try:
-                        written, ran = zygote.emit(label, v.python_source, f"derived_{index}", src["kernel_name"], run)
-                    except WarpRejected as exc:
-                        left_out[f"Warp rejects the variant: {exc.message.split(':')[0]}"] += len(UNITS)
-                        continue
-                    recs = []
-                    for unit, emitted in written.units.items():
-                        rec = _record(opts, src, v, index, label, unit, emitted, written, tc, verify)
-                        recs.append((rec, shipped_compile.CompileJob(UNITS[unit].target, emitted.tu, (emitted.entry,))))
-                    variant_recs.append((recs, ran))
+    variant_recs = list(_emitted(opts, kernels, start, tc, left_out))
     if verify == "none":
         for recs, _ in variant_recs:
             yield from ({k: rec[k] for k in names} for rec, _ in recs)
         return
     shipped_compile.compile_jobs([job for recs, _ in variant_recs for _, job in recs])
-    for recs, ran in variant_recs:
+    runs: dict[int, object] = {}
+    if verify == "execute":  # a variant runs once, for all its units, where every unit compiled
+        ready = [n for n, (recs, _) in enumerate(variant_recs) if all(job.compiled for _, job in recs)]
+        with _pch_dir(opts.evidence_dir) as pch:
+            runs = dict(zip(ready, execute_many([variant_recs[n][1] for n in ready], pch)))
+    for n, (recs, _) in enumerate(variant_recs):
         kept = []
         for rec, job in recs:
             if not job.compiled:
                 left_out[job.error.split(":")[0] + " failed"] += 1
                 continue
             kept.append(rec | job.evidence(tc[rec["target"]]))
-        if ran is not None and len(kept) == len(recs):  # a variant runs once, for all its units
+        if n in runs:
+            ran = runs[n]
             level = "execute" if ran.passed else "compile"
             kept = [rec | _execution_columns(ran) | {"verify": level} for rec in kept]
         yield from ({k: rec[k] for k in names} for rec in kept)
+
+
+def _emitted(opts: BuildOptions, kernels, start: int, tc: dict, left_out: Counter) -> Iterator[tuple]:
+    """Each kept variant's (rows with their compile jobs, ``RunRequest``), in order; a variant near a held-out
+    kernel or that Warp rejects is counted in ``left_out``."""
+    from builder.warp_backend import shipped_compile
+    from builder.warp_backend.written import Zygote, leading_imports
+    from builder.warp_backend.written_runs import RunRequest
+
+    held = evaluated(opts.real_data)
+    # one process imports a source's package for all its variants, and for the next kernels' while their imports
+    # are the same (consecutive kernels of one module): it forks a fresh emitter per variant (written.Zygote)
+    for imports, group in groupby(enumerate(kernels, start), key=lambda ks: leading_imports(ks[1]["python_source"])):
+        with Zygote(imports) as zygote:
+            for k, src in group:
+                name = src["kernel_name"]
+                for v in variants(opts.seed, src["derived_from"], src["python_source"], name, opts.num_derived):
+                    index = k * opts.num_derived + v.number
+                    label = f"derived/train/{opts.seed}/{index}"
+                    if held.nearest(v.python_source) is not None:  # the split plan keeps its source apart
+                        left_out["near a real validation or test kernel"] += len(UNITS)
+                        continue
+                    try:
+                        written = zygote.emit(label, v.python_source, f"derived_{index}", name)
+                    except WarpRejected as exc:
+                        left_out[f"Warp rejects the variant: {exc.message.split(':')[0]}"] += len(UNITS)
+                        continue
+                    recs = []
+                    for unit, emitted in written.units.items():
+                        rec = _record(opts, src, v, index, label, unit, emitted, written, tc, opts.verify)
+                        recs.append((rec, shipped_compile.CompileJob(UNITS[unit].target, emitted.tu, (emitted.entry,))))
+                    backward = any(UNITS[u].pass_ == "backward" for u in written.units)
+                    run = RunRequest(
+                        v.python_source,
+                        name,
+                        tuple(written.arg_types),
+                        backward,
+                        tuple(trials(label, v.python_source, name)),
+                    )
+                    yield recs, run
 
 
 def _record(opts, src: dict, v, index: int, label: str, unit: str, emitted, written, tc: dict, verify: str) -> dict:

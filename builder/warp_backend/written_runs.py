@@ -32,9 +32,10 @@ from builder.warp_backend import codegen, compilers
 from builder.warp_backend.written import Execution, assess, execute_fresh
 
 BATCH = 32  # variants a debug build holds: its cost grows with the code, the fixed cost is paid once
-# A launch's time: two trials of a few hundred threads end in well under a second (the slowest of 1,270 sampled
-# variants that ended took under 1 s); a kernel still running after this loops on what inputs built from its types
-# hold (a parent index that forms a cycle), and it was 120 s, three of which made a mujoco-warp shard 6 min longer.
+# A launch's time: two trials of at most 81 threads end in well under a second (in ten sampled shards, 2,915
+# rows, no launch that ended took over 0.5 s); a kernel still running after this loops on what inputs built from
+# its types hold (a parent index that forms a cycle), and it was 120 s, three of which made a mujoco-warp shard 6 min
+# longer (docs/derived.md, "Size and cost").
 RUN_TIMEOUT = 10.0
 # a source that touches these reaches every kernel of the module it is loaded into
 _MODULE_WIDE = re.compile(r"\bset_module_options\b|\bwp\.config\.")

@@ -47,6 +47,32 @@ def test_failing_batch_is_bisected_to_the_bad_row():
     assert "nvrtc" in broken.evidence.error
 
 
+def test_a_failing_cpu_batch_finds_the_bad_unit_and_keeps_the_precompiled_header():
+    """Warp's Clang deletes its precompiled header after a failed compile; ``compilers.kept_headers`` puts it back,
+    so the next compile does not build it again."""
+    items = _items("cpu", n=4)
+    compile_units.compile_units(
+        [items[0]], "cpu", lambda it: it.tu, 4, lambda it, ptx: None, lambda it, msg: None, "hdr"
+    )
+    headers = sorted((compilers.scratch_dir() / "pch_cpu").glob("*.pch"))
+    assert headers
+    broken = items[1]
+    broken.tu = broken.tu.replace("builtin_tid1d()", "undefined_tid()").replace("builtin_tid2d(", "undefined_tid(")
+    broken.tu = broken.tu.replace("builtin_tid3d(", "undefined_tid(")
+    results = {}
+    compile_units.compile_units(
+        items,
+        "cpu",
+        lambda it: it.tu,
+        4,
+        lambda it, ptx: results.setdefault(it.label, True),
+        lambda it, msg: results.setdefault(it.label, False),
+        "hdr",
+    )
+    assert [results[it.label] for it in items] == [True, False, True, True]
+    assert sorted((compilers.scratch_dir() / "pch_cpu").glob("*.pch")) == headers
+
+
 def test_one_cpu_compile_serves_every_config(tmp_path, monkeypatch):
     cache, calls, real = verify.EvidenceCache(str(tmp_path / "ev")), [], verify.execute_cpu
     monkeypatch.setattr(verify, "execute_cpu", lambda items, size: (calls.append(len(items)), real(items, size)))

@@ -11,8 +11,9 @@ types and inputs (built from the row's argument types and the trial seeds), so t
 
 What could make a batch-mate's evidence depend on another variant runs alone, with ``execute_fresh``: a source
 that sets module options or Warp's config (it would reach the whole module), one whose renaming could not be
-made consistent (a parameter or keyword named like a top-level definition), and every variant of a batch that
-does not load or build (one variant's failure would otherwise be everyone's).
+made consistent (a parameter or keyword named like a top-level definition), one whose kernel is not a top-level
+definition, and every variant of a batch that does not load or build (one variant's failure would otherwise be
+everyone's).
 """
 
 from __future__ import annotations
@@ -55,8 +56,8 @@ class RunRequest:
 
 def rename_apart(source: str, suffix: str) -> tuple[str, dict[str, str]] | None:
     """``source`` with each top-level ``def``/``class`` name ``N`` (and every use of it) written ``N + suffix``,
-    and the renaming; None when it cannot be made consistent (a parameter, keyword or attribute spelled as
-    ``N``, or text that does not parse)."""
+    and the renaming; None when it cannot be made consistent (a parameter or keyword spelled as ``N``, a
+    ``global`` statement, or text that does not parse)."""
     try:
         src = Source(source)
     except SyntaxError:
@@ -94,7 +95,8 @@ def execute_many(
     for i, r in enumerate(requests):
         if not _MODULE_WIDE.search(r.source):
             renamed[i] = rename_apart(r.source, f"__r{i}")
-    together = [i for i in range(len(requests)) if renamed.get(i) is not None]
+    # a kernel that is not a top-level definition (made by a factory, assigned) has no renamed name to look up
+    together = [i for i, r in enumerate(requests) if renamed.get(i) and r.kernel_name in renamed[i][1]]
     for k in range(0, len(together), batch):
         chunk = together[k : k + batch]
         for i, run in _run_batch([(i, requests[i], *renamed[i]) for i in chunk], pch_dir, run_timeout).items():

@@ -63,6 +63,13 @@ SOURCES = {
     "degenerate": (SCALE.replace("    b[i] = twice(a[i]) * s\n", "    x = twice(a[i]) * s\n"), "scale"),
     "not evaluable": (SCALE.replace("s: float", "s: wp.uint64").replace(" * s\n", "\n"), "scale"),
     "struct": (STRUCT, "move"),
+    "made by a factory": (
+        SCALE.replace("@wp.kernel\ndef scale(", "def make():\n    @wp.kernel\n    def scale(").replace(
+            "\n    i = wp.tid()\n    b[i]", "\n        i = wp.tid()\n        b[i]"
+        )
+        + "\n    return scale\n\n\nscale = make()\n",
+        "scale",
+    ),
     "module options": (
         SCALE.replace("\n\n\n@wp.func", '\nwp.set_module_options({"fast_math": True})\n\n\n@wp.func', 1),
         "scale",
@@ -101,7 +108,8 @@ def test_a_batch_gives_each_variant_the_evidence_it_gets_alone(tmp_path, monkeyp
     requests = _requests(SOURCES)
     ran_alone = _counting_alone(monkeypatch)
     together = execute_many(requests, str(tmp_path), batch=4)
-    assert ran_alone == ["scale"]  # only the source that sets module options; every other variant shared a build
+    # only the factory's kernel (no top-level name to rename) and the source that sets module options ran alone
+    assert ran_alone == ["scale", "scale"]
     alone = [
         execute_fresh(r.source, r.kernel_name, list(r.arg_types), r.backward, list(r.trials), str(tmp_path))
         for r in requests
@@ -109,6 +117,7 @@ def test_a_batch_gives_each_variant_the_evidence_it_gets_alone(tmp_path, monkeyp
     assert [_evidence(r) for r in together] == [_evidence(r) for r in alone]
     got = dict(zip(SOURCES, together))
     assert got["runs"].passed and got["other constant"].passed and got["struct"].passed
+    assert got["made by a factory"].passed
     assert got["bounds"].executed is False and "exit code" in got["bounds"].reason
     assert got["degenerate"].executed and not got["degenerate"].outputs_nondegenerate
     assert got["not evaluable"].executed is None and "inputs" in got["not evaluable"].reason

@@ -16,6 +16,11 @@ the checkpoint validation chose:
     python scripts/data_constrained_probe.py pool --prepared PROBE --budget N
     python scripts/data_constrained_probe.py run ... --budget N --steps S --every E [--max-minutes M]
 
+A longer protocol keeps the passes with a larger budget drawn the same way (``budget`` adds PROBE/budget-B):
+
+    python scripts/data_constrained_probe.py budget --prepared PROBE --real-data REAL --budget 50
+    python scripts/data_constrained_probe.py run ... --budget 50 --steps 100 --every 20
+
 REAL is a built ``real`` folder, GEN a built generated ``cpu`` folder (its train rows are the generated arm's and
 its first 2,000 give the tokenizer in every run). The protocol is fixed (``PROTOCOL``); only the seed varies.
 """
@@ -50,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     pool = sub.add_parser("pool", help="pool a budget with its derived rows (PROBE/derived-B) into PROBE/pooled-B")
     pool.add_argument("--prepared", required=True)
     pool.add_argument("--budget", type=int, required=True)
+    more = sub.add_parser("budget", help="draw one more budget into a prepared folder (PROBE/budget-B)")
+    more.add_argument("--prepared", required=True)
+    more.add_argument("--real-data", required=True)
+    more.add_argument("--budget", type=int, required=True)
     whole = sub.add_parser("whole", help="write PROBE/budget-N: all of real train's cpu rows (the long form)")
     whole.add_argument("--prepared", required=True)
     whole.add_argument("--real-data", required=True)
@@ -79,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
                 str(root / f"pooled-{args.budget}"),
             )
             print(out)
+        elif args.command == "budget":
+            print(json.dumps(constrained.add_budget(args.real_data, args.prepared, args.budget), indent=1))
         elif args.command == "whole":
             print(constrained.whole(args.real_data, args.prepared))
         elif args.command == "run":

@@ -125,15 +125,42 @@ def prepare(real: str, generated: str, protocol, out: str, budgets: Budgets = Bu
     record = {"real": str(real_dir), "budgets": {}, "eval": {"validation": scored_validation.num_rows}}
     record["eval"] |= {f"test {g}": min(budgets.eval_rows, t.num_rows) for g, t in by_group.items()}
     for rows in budgets.budgets:
-        drawn = draw_budget(train, rows, budgets.draw_seed)
-        # real's validation and test beside the budget: what a derived build keeps its variants away from
-        write_folder(root / f"budget-{rows}", "real", {"train": drawn, "validation": validation, "test": test})
-        mods = sorted({p.rsplit(":", 1)[0] for p in drawn.column("source_path").to_pylist()})
-        record["budgets"][rows] = {"rows": drawn.num_rows, "modules": mods}
+        record["budgets"][rows] = _write_budget(root, rows, budgets.draw_seed, train, validation, test)
     tok = tokenizer.train_on_split(generated, "cpu", protocol.vocab_size, protocol.tokenizer_rows)
     tok.save(str(root / "tokenizer.json"))
     (root / "prepared.json").write_text(json.dumps(record, indent=1) + "\n")
     return record
+
+
+def _write_budget(root: Path, rows: int, seed: int, train, validation, test) -> dict:
+    """``root/budget-rows``: the drawn budget, with real's validation and test beside it (what a derived build keeps
+    its variants away from); what was drawn."""
+    drawn = draw_budget(train, rows, seed)
+    write_folder(root / f"budget-{rows}", "real", {"train": drawn, "validation": validation, "test": test})
+    return {
+        "rows": drawn.num_rows,
+        "modules": sorted({p.rsplit(":", 1)[0] for p in drawn.column("source_path").to_pylist()}),
+    }
+
+
+def add_budget(real: str, prepared: str, rows: int) -> dict:
+    """One more budget in a prepared folder, drawn as ``prepare`` draws its own (the same draw seed), so a longer
+    protocol can keep the passes of the short one (100 steps over 50 rows: 16 passes); recorded in
+    ``prepared.json``."""
+    root, real_dir = Path(prepared), Path(real)
+    record_path = root / "prepared.json"
+    if not record_path.is_file():
+        raise ConfigError(f"{prepared!r} is not a prepared probe folder (no prepared.json; run prepare first)")
+    if (root / f"budget-{rows}").exists():
+        raise ConfigError(f"{str(root / f'budget-{rows}')!r} exists; a budget is drawn once")
+    if rows < 1:
+        raise ConfigError(f"a budget is a positive number of rows, got {rows}")
+    tables = (_table(real_dir, split) for split in ("train", "validation", "test"))
+    drawn = _write_budget(root, rows, Budgets().draw_seed, *tables)
+    record = json.loads(record_path.read_text())
+    record["budgets"][str(rows)] = drawn
+    record_path.write_text(json.dumps(record, indent=1) + "\n")
+    return drawn
 
 
 def whole(real: str, prepared: str) -> Path:

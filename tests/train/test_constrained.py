@@ -93,3 +93,37 @@ def test_the_long_form_keeps_every_checkpoint_and_the_time_limit():
     assert constrained._long(opts, 0, 5.0) is opts
     long = constrained._long(opts, 25, 5.0)
     assert (long.save_every, long.keep, long.max_minutes, long.max_steps) == (25, 0, 5.0, 100)
+
+
+def test_one_more_budget_is_drawn_as_prepare_draws_and_recorded(tmp_path):
+    import json
+
+    import pyarrow.parquet as pq
+
+    real = tmp_path / "real"
+    (real / "real").mkdir(parents=True)
+    for split, sizes in (
+        ("train", {f"m{i}": 1 + i % 5 for i in range(30)}),
+        ("validation", {"v": 3}),
+        ("test", {"t": 2}),
+    ):
+        table = _train(sizes)
+        table = table.append_column("split_group", pa.array(["in-project"] * table.num_rows))
+        pq.write_table(table, real / "real" / f"{split}-00000-of-00001.parquet")
+    probe = tmp_path / "probe"
+    with pytest.raises(ConfigError, match="not a prepared probe folder"):
+        constrained.add_budget(str(real), str(probe), 12)
+    probe.mkdir()
+    (probe / "prepared.json").write_text(json.dumps({"budgets": {"20": {"rows": 20, "modules": []}}}))
+    drawn = constrained.add_budget(str(real), str(probe), 12)
+    written = pq.read_table(probe / "budget-12" / "real" / "train-00000-of-00001.parquet")
+    train = pq.read_table(real / "real" / "train-00000-of-00001.parquet")
+    # the budget prepare would have drawn at this size: the same draw seed
+    assert written.equals(constrained.draw_budget(train, 12, constrained.Budgets().draw_seed))
+    assert drawn["rows"] == written.num_rows and set(json.loads((probe / "prepared.json").read_text())["budgets"]) == {
+        "20",
+        "12",
+    }
+    assert pq.read_table(probe / "budget-12" / "real" / "test-00000-of-00001.parquet").num_rows == 2
+    with pytest.raises(ConfigError, match="a budget is drawn once"):
+        constrained.add_budget(str(real), str(probe), 12)

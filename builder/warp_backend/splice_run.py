@@ -30,12 +30,7 @@ def _load(source: str, tu: str | None, backward: bool, mode: str = "") -> tuple[
     # Never reuse a binary: a prediction and its reference share the Python source, hence the cache key.
     wp.config.cache_kernels = False
     module, (ns,) = codegen.load_sources([("evaluate", source)], f"wcir_eval_{uuid.uuid4().hex[:12]}")
-    module.options["enable_backward"] = backward
-    if mode:
-        module.options["mode"] = mode
-    if tu is None:  # Warp's own build of every overload: hashed names keep a generic kernel's instances apart
-        module.options["strip_hash"] = False
-    module.mark_modified()
+    _configure(module, backward, mode, tu is None)
     if tu is not None:
         generate = module._run_codegen
 
@@ -45,6 +40,25 @@ def _load(source: str, tu: str | None, backward: bool, mode: str = "") -> tuple[
 
         module._run_codegen = spliced  # an instance attribute: this module only
     return module, ns
+
+
+def _configure(module: _ctx.Module, backward: bool, mode: str, own_build: bool) -> None:
+    module.options["enable_backward"] = backward
+    if mode:
+        module.options["mode"] = mode
+    if own_build:  # Warp's own build of every overload: hashed names keep a generic kernel's instances apart
+        module.options["strip_hash"] = False
+    module.mark_modified()
+
+
+def own_module(module: _ctx.Module, kernel, backward: bool, mode: str) -> _ctx.Module:
+    """The module Warp builds and launches ``kernel`` from: ``module``, or, for a kernel declared with a module of
+    its own (``@wp.kernel(module="unique")``), that one, given ``module``'s options for Warp's own build (before,
+    such a kernel was looked up in ``module``, never found, and recorded as not executed)."""
+    if kernel.module is module:
+        return module
+    _configure(kernel.module, backward, mode, True)
+    return kernel.module
 
 
 def _loaded(module: _ctx.Module, kernel, device: str, backward: bool) -> None:
@@ -119,14 +133,19 @@ def real_run(row: dict, tu: str | None, device: str, backward: bool, trials: lis
     argument cannot be built, before compiling.
     """
     module, ns = _load(row["python_source"], tu, backward, "debug" if tu is None else "")
+    built = module
     try:
         kernel = real_kernel(ns, row["kernel_name"], row["arg_types"])
         shipped_inputs.check(kernel)
-        _loaded(module, kernel, device, backward)
+        if tu is None:
+            built = own_module(module, kernel, backward, "debug")
+        _loaded(built, kernel, device, backward)
         if on_compiled is not None:
             on_compiled()
         return trial_run.run(kernel, shipped_inputs.prepare(kernel, device), trials, device, backward)
     finally:
+        if built is not module:
+            codegen.release(built)
         codegen.release(module)
 
 

@@ -12,8 +12,8 @@ types and inputs (built from the row's argument types and the trial seeds), so t
 What could make a batch-mate's evidence depend on another variant runs alone, with ``execute_fresh``: a source
 that sets module options or Warp's config (it would reach the whole module), one whose renaming could not be
 made consistent (a parameter or keyword named like a top-level definition), one whose kernel is not a top-level
-definition, and every variant of a batch that does not load or build (one variant's failure would otherwise be
-everyone's).
+definition or is declared with a module of its own (``module="unique"``: Warp builds it apart from the batch),
+and every variant of a batch that does not load or build (one variant's failure would otherwise be everyone's).
 """
 
 from __future__ import annotations
@@ -159,6 +159,8 @@ def _serve(conn, items: list[tuple], pch_dir: str | None, run_timeout: float) ->
         for (i, r, _, renaming), ns in zip(items, namespaces):
             try:
                 kernel = splice_run.real_kernel(ns, renaming[r.kernel_name], _renamed_types(r.arg_types, renaming))
+                if kernel.module is not module:
+                    continue  # declared with a module of its own (module="unique"): not in this build, runs alone
                 shipped_inputs.check(kernel)
                 kernels.append((i, r, kernel))
             except NotEvaluable as exc:

@@ -1,7 +1,8 @@
 """Running a shard's variants from one debug build (``written_runs.execute_many``) gives each variant the evidence
 it gets run alone (``written.execute_fresh``), whatever its batch-mates do: a kernel that runs, one stopped by a
 bounds check, one that changes nothing, one whose argument cannot be built, variants of one kernel (the same
-names), a struct argument, a source that sets module options, and a batch that does not build."""
+names), a struct argument, a kernel declared with a module of its own, a source that sets module options, and a
+batch that does not build."""
 
 from __future__ import annotations
 
@@ -70,6 +71,13 @@ SOURCES = {
         + "\n    return scale\n\n\nscale = make()\n",
         "scale",
     ),
+    # Warp builds and launches such a kernel from a module of its own: it must be that module that is built in
+    # debug mode (the bounds check below proves it), and it runs alone
+    "own module": (SCALE.replace("@wp.kernel\n", '@wp.kernel(module="unique")\n'), "scale"),
+    "own module, bounds": (
+        SCALE.replace("@wp.kernel\n", '@wp.kernel(module="unique")\n').replace("twice(a[i])", "twice(a[i + 1000])"),
+        "scale",
+    ),
     "module options": (
         SCALE.replace("\n\n\n@wp.func", '\nwp.set_module_options({"fast_math": True})\n\n\n@wp.func', 1),
         "scale",
@@ -108,8 +116,9 @@ def test_a_batch_gives_each_variant_the_evidence_it_gets_alone(tmp_path, monkeyp
     requests = _requests(SOURCES)
     ran_alone = _counting_alone(monkeypatch)
     together = execute_many(requests, str(tmp_path), batch=4)
-    # only the factory's kernel (no top-level name to rename) and the source that sets module options ran alone
-    assert ran_alone == ["scale", "scale"]
+    # only the factory's kernel (no top-level name to rename), the kernels of a module of their own and the source
+    # that sets module options ran alone
+    assert ran_alone == ["scale"] * 4
     alone = [
         execute_fresh(r.source, r.kernel_name, list(r.arg_types), r.backward, list(r.trials), str(tmp_path))
         for r in requests
@@ -117,7 +126,8 @@ def test_a_batch_gives_each_variant_the_evidence_it_gets_alone(tmp_path, monkeyp
     assert [_evidence(r) for r in together] == [_evidence(r) for r in alone]
     got = dict(zip(SOURCES, together))
     assert got["runs"].passed and got["other constant"].passed and got["struct"].passed
-    assert got["made by a factory"].passed
+    assert got["made by a factory"].passed and got["own module"].passed
+    assert got["own module, bounds"].executed is False and "exit code" in got["own module, bounds"].reason
     assert got["bounds"].executed is False and "exit code" in got["bounds"].reason
     assert got["degenerate"].executed and not got["degenerate"].outputs_nondegenerate
     assert got["not evaluable"].executed is None and "inputs" in got["not evaluable"].reason

@@ -51,10 +51,10 @@ def _configure(module: _ctx.Module, backward: bool, mode: str, own_build: bool) 
     module.mark_modified()
 
 
-def own_module(module: _ctx.Module, kernel, backward: bool, mode: str) -> _ctx.Module:
+def _own_module(module: _ctx.Module, kernel, backward: bool, mode: str) -> _ctx.Module:
     """The module Warp builds and launches ``kernel`` from: ``module``, or, for a kernel declared with a module of
-    its own (``@wp.kernel(module="unique")``), that one, given ``module``'s options for Warp's own build (before,
-    such a kernel was looked up in ``module``, never found, and recorded as not executed)."""
+    its own (``@wp.kernel(module="unique")``), that one, given the options of Warp's own build (``module``'s build
+    never holds such a kernel)."""
     if kernel.module is module:
         return module
     _configure(kernel.module, backward, mode, True)
@@ -138,7 +138,7 @@ def real_run(row: dict, tu: str | None, device: str, backward: bool, trials: lis
         kernel = real_kernel(ns, row["kernel_name"], row["arg_types"])
         shipped_inputs.check(kernel)
         if tu is None:
-            built = own_module(module, kernel, backward, "debug")
+            built = _own_module(module, kernel, backward, "debug")
         _loaded(built, kernel, device, backward)
         if on_compiled is not None:
             on_compiled()

@@ -43,14 +43,8 @@ from builder.warp_backend import codegen, verify
 from warp_cuda_ir import WarpCudaIR
 
 
-def timed(fn):
-    t = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t, out
-
-
-def timed_call(fn, *args):
-    """``timed`` for a call with arguments (a loop's values bound now, not when a closure runs)."""
+def timed(fn, *args):
+    """(seconds, ``fn(*args)``): arguments bound at the call, so a loop's values are the ones timed."""
     t = time.perf_counter()
     out = fn(*args)
     return time.perf_counter() - t, out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import tempfile
 
-from builder.bench import timed_call
+from builder.bench import timed
 from builder.build_options import BuildOptions
 from builder.configs import UNITS
 
@@ -30,7 +30,7 @@ def derived_floor(real_data: str, start: int, n: int) -> tuple[float, float, flo
                 continue
             label = f"bench/{k}/{v.number}"
             try:
-                t, written = timed_call(emit_written, label, v.python_source, f"bench_derived_{k}_{v.number}", name)
+                t, written = timed(emit_written, label, v.python_source, f"bench_derived_{k}_{v.number}", name)
             except WarpRejected:
                 continue
             emit_s += t
@@ -39,7 +39,7 @@ def derived_floor(real_data: str, start: int, n: int) -> tuple[float, float, flo
             for target, tu in sorted(tus):
                 compile_ = compilers.nvrtc_compile if target == "cuda" else compilers.cpu_compile
                 try:
-                    t, _ = timed_call(compile_, tu, f"bench_{target}_{k}_{v.number}")
+                    t, _ = timed(compile_, tu, f"bench_{target}_{k}_{v.number}")
                 except Exception:  # noqa: BLE001 - a unit that does not compile still cost its compile
                     t = 0.0
                 if target == "cuda":
@@ -72,9 +72,7 @@ def derived_comparison(real_data: str, windows: list[int], n: int) -> str:
                 opts = BuildOptions(
                     config="derived", real_data=real_data, verify=verify_level, evidence_dir=tmp, num_derived=5
                 )
-                level[verify_level] = timed_call(lambda *a: list(derived_rows(*a)), opts, start, start + n, Counter())[
-                    0
-                ]
+                level[verify_level] = timed(lambda *a: list(derived_rows(*a)), opts, start, start + n, Counter())[0]
         totals = [totals[0] + floor, totals[1] + level["compile"], totals[2] + level["execute"]]
         lines.append(
             f"| {start}-{start + n - 1} | {package} | {emitted} | {emit_s:.0f} + {nvrtc_s:.0f} + {cpu_s:.0f} = "

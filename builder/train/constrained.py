@@ -19,7 +19,9 @@ scores the same rows. ``prepare`` writes the budgets and that folder; ``run_arm`
 from __future__ import annotations
 
 import json
+import shutil
 import statistics
+import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -155,8 +157,14 @@ def add_budget(real: str, prepared: str, rows: int) -> dict:
         raise ConfigError(f"{str(root / f'budget-{rows}')!r} exists; a budget is drawn once")
     if rows < 1:
         raise ConfigError(f"a budget is a positive number of rows, got {rows}")
-    tables = (_table(real_dir, split) for split in ("train", "validation", "test"))
-    drawn = _write_budget(root, rows, Budgets().draw_seed, *tables)
+    tables = [_table(real_dir, split) for split in ("train", "validation", "test")]
+    # written aside and renamed into place, so an interrupted draw leaves no half-written budget behind
+    aside = Path(tempfile.mkdtemp(prefix=".budget-", dir=root))
+    try:
+        drawn = _write_budget(aside, rows, Budgets().draw_seed, *tables)
+        (aside / f"budget-{rows}").rename(root / f"budget-{rows}")
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
     record = json.loads(record_path.read_text())
     record["budgets"][str(rows)] = drawn
     record_path.write_text(json.dumps(record, indent=1) + "\n")

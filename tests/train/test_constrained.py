@@ -127,3 +127,4 @@ def test_one_more_budget_is_drawn_as_prepare_draws_and_recorded(tmp_path):
     assert pq.read_table(probe / "budget-12" / "real" / "test-00000-of-00001.parquet").num_rows == 2
     with pytest.raises(ConfigError, match="a budget is drawn once"):
         constrained.add_budget(str(real), str(probe), 12)
+    assert sorted(p.name for p in probe.iterdir()) == ["budget-12", "prepared.json"]  # nothing left aside

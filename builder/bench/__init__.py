@@ -17,11 +17,11 @@ Ray nodes, the wall-time ratio, the scheduling overhead per shard, and whether t
 split size's share, verify=execute, one process) with this tree's code and with each git revision's (checked out
 in a temporary worktree), one after the other in one run: wall time, CPU seconds of the build process and rows
 per CPU-second, and each ratio against this tree, so a generator change shows its cost on the same machine;
-(i) ``--only derived --real-data REAL``: windows of ``--derived-kernels`` source kernels of ``derived`` (one starting
-at each of ``--derived-windows``), built by the builder's own row function at verify=compile and verify=execute,
-next to the floor on the same variants: Warp's codegen of each variant in this process (its package imported
-once) and each translation unit compiled alone by Warp's bundled compilers (NVRTC, and Clang at the builder's
-optimization level), with no bookkeeping, no batching and no runs.
+(i) ``--only derived-floor --real-data REAL``: windows of ``--derived-kernels`` source kernels of ``derived`` (one
+starting at each of ``--derived-windows``), built by the builder's own row function at verify=compile and
+verify=execute, next to the floor on the same variants: Warp's codegen of each variant in this process (its package
+imported once) and each translation unit compiled alone by Warp's bundled compilers (NVRTC, and Clang at the
+builder's optimization level), with no bookkeeping, no batching and no runs.
 Prints Markdown tables.
 """
 
@@ -160,7 +160,7 @@ def main() -> None:
     ap.add_argument("--scaling-rows", type=int, default=240)
     ap.add_argument("--stats-rows", type=int, default=10000)
     ap.add_argument(
-        "--only", choices=("memory", "stats", "ray", "versions", "derived"), help="just (e), (f), (g), (h) or (i)"
+        "--only", choices=("memory", "stats", "ray", "versions", "derived-floor"), help="just (e), (f), (g), (h) or (i)"
     )
     ap.add_argument("--real-data", default="", help="(i): a built folder with real's train split")
     ap.add_argument("--derived-windows", default="300,2520,3240", help="(i): first source kernel of each window")
@@ -176,9 +176,9 @@ def main() -> None:
     ap.add_argument("--ray-rows-per-shard", type=int, default=8, help="(g): rows per shard")
     ap.add_argument("--ray-verify", choices=("none", "compile", "execute"), default="compile")
     args = ap.parse_args()
-    if args.only == "derived":
+    if args.only == "derived-floor":
         if not args.real_data:
-            ap.error("--only derived needs --real-data (a built folder with real's train split)")
+            ap.error("--only derived-floor needs --real-data (a built folder with real's train split)")
         windows = [int(w) for w in args.derived_windows.split(",") if w]
         from builder.bench.derived import derived_comparison
         from builder.errors import ConfigError

@@ -3,9 +3,10 @@ returns the changed source, or None where it does not apply to this kernel.
 
 Each changes one thing a written kernel could have been written otherwise, and leaves the rest as written
 (``edits``): the names of its parameters, locals and helpers; the order of two independent statements; its
-floating-point precision; its float constants; a builtin or operator for another of the same signature; an
-expression moved out into a ``@wp.func``. Whether Warp still accepts the result is Warp's to say: the row source
-emits every variant and counts the ones Warp rejects, by reason.
+floating-point precision; its float constants; a builtin or operator for another of the same signature; a
+one-expression ``@wp.func`` written in place of a call to it; an expression moved out into a ``@wp.func``.
+Whether Warp still accepts the result is Warp's to say: the row source emits every variant and counts the ones
+Warp rejects, by reason.
 """
 
 from __future__ import annotations
@@ -239,6 +240,82 @@ def swap(text: str, kernel_name: str, rng: random.Random, vocab: dict) -> str | 
     return src.apply([rng.choice(sites)]) if sites else None
 
 
+def _returned(f: ast.FunctionDef) -> ast.expr | None:
+    """What a ``@wp.func`` of one ``return EXPR`` (a docstring allowed) with plain positional parameters returns."""
+    body = [s for s in f.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    a = f.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults or a.kw_defaults:
+        return None
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return None
+    if any(isinstance(n, (ast.Lambda, ast.NamedExpr, ast.comprehension)) for n in ast.walk(body[0].value)):
+        return None
+    return body[0].value
+
+
+_ATOMS = (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript)
+
+
+def _plain(node: ast.expr) -> bool:
+    """A name, a constant, or an attribute or index of plain parts (``x[i]``, ``p.pos``): read twice, it is the
+    same value read twice."""
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _plain(node.value)
+    if isinstance(node, ast.Subscript):
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return _plain(node.value) and all(_plain(p) for p in parts)
+    return False
+
+
+def inline(text: str, kernel_name: str, rng: random.Random, vocab: dict) -> str | None:
+    """Write the body of a one-expression ``@wp.func`` in place of one of the kernel's calls to it, its arguments
+    for its parameters (the function stays for its other callers): the kernel computes the same value without
+    the call. Only where that is the same computation: arguments that change no state, each read once by the
+    body unless it is plain (``_plain``), and a body that reads no name the kernel binds."""
+    src = Source(text)
+    kernel = _kernel(src, kernel_name)
+    defined = [n.name for n in src.tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    funcs = {
+        f.name: (f, value)
+        for f in src.tree.body
+        if isinstance(f, ast.FunctionDef)
+        and defined.count(f.name) == 1  # an overloaded func: which body a call takes is Warp's to say
+        and any(decorator_name(d) == "func" for d in f.decorator_list)
+        and (value := _returned(f)) is not None
+    }
+    # the names the kernel binds (its parameters and locals): a body's free name spelled like one would read it
+    bound = {n.id for n in ast.walk(kernel) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    bound |= {a.arg for a in kernel.args.args}
+    sites = []
+    for call in ast.walk(kernel):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in funcs):
+            continue
+        f, value = funcs[call.func.id]
+        params = [a.arg for a in f.args.args]
+        if call.keywords or len(call.args) != len(params) or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        reads = [n for n in ast.walk(value) if isinstance(n, ast.Name)]
+        if {n.id for n in reads} - set(params) & bound:
+            continue
+        uses = {p: sum(n.id == p for n in reads) for p in params}
+        if all(_pure(ast.Expr(arg)) and (uses[p] == 1 or _plain(arg)) for p, arg in zip(params, call.args)):
+            sites.append((call, value, dict(zip(params, call.args)), reads))
+    if not sites:
+        return None
+    call, value, args, reads = rng.choice(sites)
+    start, end = src.span(value)
+    out, last = [], start  # the body's text, each parameter it reads written as its argument
+    for n in sorted((n for n in reads if n.id in args), key=lambda n: src.span(n)):
+        a, b = src.span(n)
+        arg = src.segment(args[n.id])
+        out += [text[last:a], arg if isinstance(args[n.id], _ATOMS) else f"({arg})"]
+        last = b
+    out.append(text[last:end])
+    return src.apply([Edit(*src.span(call), f"({''.join(out)})")])
+
+
 def outline(text: str, kernel_name: str, rng: random.Random, vocab: dict) -> str | None:
     """Move the one-line value of an assignment into a new generic ``@wp.func`` (its parameters the locals it
     reads, typed ``Any``) called in its place."""
@@ -297,6 +374,7 @@ KINDS: dict[str, Transform] = {
     "constants": constants,
     "swap": swap,
     "reorder": reorder,
+    "inline": inline,  # before outline, which would otherwise give it a one-expression func to take back
     "outline": outline,
     "precision": precision,
     "rename": rename,

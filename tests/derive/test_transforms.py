@@ -75,6 +75,8 @@ def test_every_kind_applies_to_the_example_and_each_changes_only_what_it_says():
                 assert new and new <= words, new
             if kind == "swap":
                 assert len(out) == len(KERNEL) or {"sin", "cos"} & set(re.findall(r"wp\.(\w+)", out))
+            if kind == "inline":  # the call is gone, its body written in with the arguments; the func stays
+                assert "w = (wp.max(1.0 - wp.length(vel), 0.0) * 2.0)" in out and out.count("falloff(") == 1
             if kind == "outline":
                 assert out.count("@wp.func") == 2 and "from typing import Any" in out
 
@@ -92,6 +94,31 @@ def test_variants_are_a_pure_function_of_seed_and_source(seed):
             ast.parse(v.python_source)
         # the first variants do not depend on how many are asked for: a larger build extends a smaller one
         assert variants(seed, f"k/{name}", source, name, 2) == first[:2] or len(first) < 2
+
+
+@pytest.mark.parametrize(
+    "body, call, applies",
+    [
+        ("return a * a", "f(x[i])", True),  # a read twice, but a subscript of an array is no state change
+        ("return a * a", "f(x[i] + 1.0)", False),  # an expression read twice would be computed twice
+        ("return a + s", "f(x[i])", False),  # s is the kernel's parameter: the body's s is the module's
+        ("return a + 1.0", "f(wp.atomic_add(x, i, 1.0))", False),  # an argument that changes state
+        ('"""doc"""\n    return a + 1.0', "f(x[i] * 2.0)", True),
+        ("b = a\n    return b", "f(x[i])", False),  # more than one return
+    ],
+)
+def test_inline_writes_a_body_in_only_where_it_is_the_same_computation(body, call, applies):
+    import random
+
+    source = (
+        "import warp as wp\n\ns = 2.0\n\n\n@wp.func\ndef f(a: float):\n    " + body + "\n\n\n@wp.kernel\n"
+        "def k(x: wp.array(dtype=float), s: float):\n    i = wp.tid()\n    x[i] = " + call + " * s\n"
+    )
+    out = KINDS["inline"](source, "k", random.Random(0), vocabulary())
+    assert (out is not None) is applies
+    if applies:
+        ast.parse(out)
+        assert "x[i] = (" in out and out.count("f(") == 1
 
 
 def test_a_kernel_nothing_applies_to_has_no_variants_and_the_policy_validates():

@@ -189,7 +189,7 @@ FIELDS: dict[str, tuple[object, str]] = {
     "derived_from": (_S, "derived: the id of the real train row (without its unit) the kernel was derived from."),
     "transforms": (
         datasets.Sequence(_S),
-        "derived: the transformations applied, in order (rename, reorder, precision, constants, swap, outline).",
+        "derived: the transformations applied, in order (constants, swap, reorder, inline, outline, precision, rename)",
     ),
     "package": (_S, "real: the package (its PyPI distribution name) the kernel ships in, e.g. newton."),
     "package_version": (_S, "real: the package's exact version the row was collected from."),

@@ -31,10 +31,12 @@ import argparse
 import dataclasses
 import json
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
 
+from builder.dataset import interrupts
 from builder.errors import ConfigError
 from builder.train import constrained
 from builder.train.probe import Protocol
@@ -77,6 +79,17 @@ def main(argv: list[str] | None = None) -> int:
     tab.add_argument("reports", nargs="+")
     tab.add_argument("--out", default="")
     args = p.parse_args(argv)
+    # SIGTERM and SIGHUP unwind like Ctrl-C: a run's temporary folder is removed, exit 128 + signal
+    with interrupts.catch() as caught:
+        try:
+            return _command(args)
+        except KeyboardInterrupt:
+            signum = caught.signum or signal.SIGINT
+            print(f"data_constrained_probe: interrupted ({signal.Signals(signum).name})", file=sys.stderr, flush=True)
+            return 128 + signum
+
+
+def _command(args) -> int:
     try:
         if args.command == "prepare":
             print(json.dumps(constrained.prepare(args.real_data, args.data, PROTOCOL, args.out), indent=1))
